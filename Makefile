@@ -1,0 +1,17 @@
+# The README's two commands are `make demo` and `make test`; both install what they need.
+SWIFT ?= swift
+
+.PHONY: deps services build test demo bench install uninstall
+
+deps:
+	./scripts/install-deps.sh
+
+services: deps
+	./scripts/start-pcscd.sh
+
+build: deps
+	$(SWIFT) build
+
+test: services
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --no-parallel

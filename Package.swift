@@ -1,0 +1,56 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "sealtrust-scand",
+    products: [
+        .library(name: "SealTrustKit", targets: ["SealTrustKit"]),
+        .executable(name: "sealtrust-scand", targets: ["sealtrust-scand"]),
+        .executable(name: "sealtrust-scanctl", targets: ["sealtrust-scanctl"]),
+    ],
+    targets: [
+        // The parser and the API client: Foundation only.
+        .target(name: "SealTrustKit"),
+
+        // NFC: PC/SC readers through pcscd.
+        .systemLibrary(
+            name: "CPCSCLite",
+            pkgConfig: "libpcsclite",
+            providers: [.apt(["libpcsclite-dev"])]
+        ),
+        .target(name: "NFCReader", dependencies: ["CPCSCLite"]),
+
+        // QR: frames through libzbar.
+        .systemLibrary(
+            name: "CZBar",
+            pkgConfig: "zbar",
+            providers: [.apt(["libzbar-dev"])]
+        ),
+        .target(name: "QRScanner", dependencies: ["CZBar"]),
+
+        // The daemon's parts.
+        .target(name: "ScanJournal"),
+        .target(name: "VerdictSocket", dependencies: ["ScanJournal"]),
+        .target(name: "SystemdSupport"),
+        .target(
+            name: "ScanPipeline",
+            dependencies: ["SealTrustKit", "NFCReader", "QRScanner", "ScanJournal", "VerdictSocket"]
+        ),
+
+        // Thin executables.
+        .executableTarget(
+            name: "sealtrust-scand",
+            dependencies: ["ScanPipeline", "SystemdSupport"]
+        ),
+        .executableTarget(name: "sealtrust-scanctl"),
+
+        // Tests and what they share: launchers for the sandbox API and the virtual tag.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "TestSupport"]),
+        .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "TestSupport"]),
+        .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "TestSupport"]),
+        .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["ScanPipeline", "SealTrustKit", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+print("sealtrust-scanctl: not built yet")

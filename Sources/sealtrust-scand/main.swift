@@ -1,0 +1,1 @@
+print("sealtrust-scand: not built yet")

@@ -1,0 +1,1 @@
+// Shared launchers for tests.
