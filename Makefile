@@ -15,3 +15,6 @@ build: deps
 test: services
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --no-parallel
+
+# Each part of the project adds its own targets (benchmarks, demo, install) in mk/.
+-include mk/*.mk

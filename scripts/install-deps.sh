@@ -2,18 +2,10 @@
 # Installs the Debian packages the build, the tests, the demo and the benchmarks need.
 # Idempotent: apt-get runs only when something is missing.
 set -euo pipefail
-packages=(
-    # build
-    libpcsclite-dev libzbar-dev pkg-config
-    # the real parts the tests drive
-    pcscd vsmartcard-vpcd pcsc-tools
-    # fixtures and the sandbox API (Debian's /usr/bin/python3)
-    python3 python3-cryptography python3-pil qrencode
-    # unit checks
-    systemd
-    # benchmark peers
-    libzxing-dev g++ hyperfine
-)
+# One list per part of the project, one package per line; '#' starts a comment.
+here="$(cd "$(dirname "$0")" && pwd)"
+mapfile -t packages < <(cat "$here"/packages/*.txt | sed 's/#.*//' | tr -s ' 	' '
+' | grep -v '^$' | sort -u)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
