@@ -9,8 +9,10 @@ import Testing
     let products = URL(fileURLWithPath: builtProduct("sealtrust-scand")).deletingLastPathComponent().path
     var stage: String { root.path + "/stage" }
 
+    /// Only this part's make fragment: another's could start a nested `swift build`, which would wait forever
+    /// for the build directory `swift test` holds.
     func make(_ target: String, _ variables: [String] = []) throws -> CommandResult {
-        try runCommand("/usr/bin/make", ["--no-print-directory", target, "DESTDIR=\(stage)", "PRODUCTS_DIR=\(products)"] + variables)
+        try runCommand("/usr/bin/make", ["--no-print-directory", "-f", "mk/system.mk", target, "DESTDIR=\(stage)", "PRODUCTS_DIR=\(products)"] + variables)
     }
 
     func installed(_ path: String) -> String { stage + path }
