@@ -5,8 +5,12 @@ import Testing
 /// `make install` into a scratch root: every file lands where the units, rules and configuration point,
 /// and `make uninstall` takes back exactly that.
 @Suite struct InstallTests {
-    let root = try! ScratchDirectory()
+    let root: ScratchDirectory
     let products = URL(fileURLWithPath: builtProduct("sealtrust-scand")).deletingLastPathComponent().path
+
+    init() throws {
+        root = try ScratchDirectory()
+    }
     var stage: String { root.path + "/stage" }
 
     /// Only this part's make fragment: another's could start a nested `swift build`, which would wait forever

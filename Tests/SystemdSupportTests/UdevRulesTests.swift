@@ -31,7 +31,11 @@ import Testing
         var description: String { "not a udev key/value pair: \(text)" }
     }
 
-    let rules = try! String(contentsOfFile: packageRoot() + "/udev/70-sealtrust-scand.rules", encoding: .utf8)
+    let rules: String
+
+    init() throws {
+        rules = try String(contentsOfFile: packageRoot() + "/udev/70-sealtrust-scand.rules", encoding: .utf8)
+    }
 
     /// The rule lines, and the commented-out example made live, since an operator will uncomment it.
     var ruleLines: [Substring] {

@@ -28,7 +28,9 @@ public final class SupervisedProcess: Sendable {
         environment extra: [String: String] = [:],
         memoryDenyWriteExecute: Bool = false
     ) throws {
-        outputDirectory = try makeTemporaryDirectory()
+        let directory = try makeTemporaryDirectory()
+        var spawned = false
+        defer { if !spawned { try? FileManager.default.removeItem(atPath: directory) } }
         var environment = extra.merging(ProcessInfo.processInfo.environment.filter { name, _ in
             !["NOTIFY_SOCKET", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID"].contains(name)
         }) { given, _ in given }
@@ -59,8 +61,8 @@ public final class SupervisedProcess: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         if passedDescriptor >= 0 { posix_spawn_file_actions_adddup2(&actions, passedDescriptor, 3) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputDirectory + "/stdout", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, outputDirectory + "/stderr", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 1, directory + "/stdout", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, directory + "/stderr", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
 
         var child: pid_t = 0
         let status = withCStrings(argv) { argvPointers in
@@ -69,7 +71,9 @@ public final class SupervisedProcess: Sendable {
             }
         }
         guard status == 0 else { throw TestSystemError(operation: "posix_spawn \(executable)", errno: status) }
+        spawned = true
         pid = child
+        outputDirectory = directory
     }
 
     deinit {
