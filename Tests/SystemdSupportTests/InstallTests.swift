@@ -90,6 +90,18 @@ import Testing
         #expect(check.status == 0, "\(check.output)")
     }
 
+    @Test func aConfigurationDirectoryElsewhereIsNamedInTheUnit() throws {
+        let install = try make("install-files", ["SYSCONFDIR=/usr/local/etc"])
+        try #require(install.status == 0, "\(install.output)")
+        let service = try UnitFile(path: installed("/usr/local/lib/systemd/system/sealtrust-scand.service"))
+        #expect(service.value("ExecStart", in: "Service") == "/usr/local/bin/sealtrust-scand --config /usr/local/etc/sealtrust-scand/scand.conf")
+        #expect(service.value("LoadCredential", in: "Service") == "sealtrust-token:/usr/local/etc/sealtrust-scand/token")
+        #expect(FileManager.default.fileExists(atPath: installed("/usr/local/etc/sealtrust-scand/scand.conf")))
+        #expect(FileManager.default.fileExists(atPath: installed("/usr/local/etc/sealtrust-scand/token")))
+        let check = try runCommand(packageRoot() + "/packaging/check-units.sh", [], environment: ["DESTDIR": stage])
+        #expect(check.status == 0, "\(check.output)")
+    }
+
     @Test func uninstallRemovesWhatInstallPutThereAndKeepsTheOperatorsChanges() throws {
         try #require(try make("install-files").status == 0)
         let configuration = installed("/etc/sealtrust-scand/scand.conf")
