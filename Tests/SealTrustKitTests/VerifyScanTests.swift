@@ -280,6 +280,18 @@ struct VerifyScanTests {
         #expect(result.error?.kind == "transport")
     }
 
+    @Test func redirectIsNotFollowedSoTheURLIsSentOnce() async throws {
+        try await withSandbox { sandbox in
+            let elsewhere = sandbox.baseURL.appendingPathComponent("scans/verify").absoluteString
+            try await sandbox.fault(path: "/scans/verify", status: 307, body: "", count: 1, headers: ["Location": elsewhere])
+            let result = await outcome(makeClient(sandbox), url: try await sandbox.tap(chip: "spare-a"))
+            #expect(result.verdict == .failure)
+            #expect(result.error?.httpStatus == 307)
+            let recorded = try await sandbox.requests()
+            #expect(recorded.count == 1)
+        }
+    }
+
     @Test func droppedConnectionIsAFailureAndIsNotRetried() async throws {
         try await withSandbox { sandbox in
             try await sandbox.fault(path: "/scans/verify", closeConnection: true)
