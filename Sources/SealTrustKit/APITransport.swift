@@ -16,8 +16,8 @@ final class APITransport: Sendable {
     init(configuration: SealTrustConfiguration) {
         self.configuration = configuration
         let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.timeoutIntervalForRequest = configuration.timeout
-        sessionConfiguration.timeoutIntervalForResource = configuration.timeout
+        sessionConfiguration.timeoutIntervalForRequest = Self.effectiveTimeout(configuration.timeout)
+        sessionConfiguration.timeoutIntervalForResource = Self.effectiveTimeout(configuration.timeout)
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         sessionConfiguration.urlCache = nil
         sessionConfiguration.httpCookieStorage = nil
@@ -28,6 +28,16 @@ final class APITransport: Sendable {
 
     deinit {
         session.finishTasksAndInvalidate()
+    }
+
+    /// FoundationNetworking arms its timer with the timeout truncated to whole
+    /// seconds, so a sub-second timeout would fire at once: round up instead.
+    private static func effectiveTimeout(_ timeout: TimeInterval) -> TimeInterval {
+        #if canImport(FoundationNetworking)
+        max(1, timeout.rounded(.up))
+        #else
+        timeout
+        #endif
     }
 
     /// The base address with `pathAndQuery` appended to its path.
@@ -43,7 +53,7 @@ final class APITransport: Sendable {
 
     /// The answer's JSON on 2xx; throws a `SealTrustError` for everything else.
     func send(_ request: APIContract.Request) async throws -> JSONValue {
-        var urlRequest = URLRequest(url: url(request.pathAndQuery), timeoutInterval: configuration.timeout)
+        var urlRequest = URLRequest(url: url(request.pathAndQuery), timeoutInterval: Self.effectiveTimeout(configuration.timeout))
         urlRequest.httpMethod = request.method
         urlRequest.setValue(APIContract.acceptHeader.1, forHTTPHeaderField: APIContract.acceptHeader.0)
         urlRequest.setValue(configuration.clientIdentifier, forHTTPHeaderField: APIContract.clientHeader)
