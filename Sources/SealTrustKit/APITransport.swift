@@ -55,11 +55,11 @@ final class APITransport: Sendable {
     func send(_ request: APIContract.Request) async throws -> JSONValue {
         var urlRequest = URLRequest(url: url(request.pathAndQuery), timeoutInterval: Self.effectiveTimeout(configuration.timeout))
         urlRequest.httpMethod = request.method
-        urlRequest.setValue(APIContract.acceptHeader.1, forHTTPHeaderField: APIContract.acceptHeader.0)
+        urlRequest.setValue(APIContract.acceptHeader.value, forHTTPHeaderField: APIContract.acceptHeader.name)
         urlRequest.setValue(configuration.clientIdentifier, forHTTPHeaderField: APIContract.clientHeader)
         if let body = request.body {
             urlRequest.httpBody = Data(body.utf8)
-            urlRequest.setValue(APIContract.contentTypeHeader.1, forHTTPHeaderField: APIContract.contentTypeHeader.0)
+            urlRequest.setValue(APIContract.contentTypeHeader.value, forHTTPHeaderField: APIContract.contentTypeHeader.name)
         }
         if request.authorization != .never {
             let token = configuration.accessTokenProvider().flatMap { $0.isEmpty ? nil : $0 }
@@ -74,8 +74,8 @@ final class APITransport: Sendable {
         do {
             return try await exchange(urlRequest, bucket: request.bucket)
         } catch let failure as SealTrustError where request.isRetriable && Self.isWorthRetrying(failure) {
-            try await Task.sleep(for: Self.readRetryBackoff)
             do {
+                try await Task.sleep(for: Self.readRetryBackoff)
                 try await limiter.admit(request.bucket)
             } catch {
                 throw failure

@@ -69,6 +69,22 @@ struct LimitsAndRetriesTests {
         }
     }
 
+    @Test func retryAfterMayBeAnHTTPDateAndAnUnreadableOneMeansSixtySeconds() async throws {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let inTenSeconds = formatter.string(from: Date().addingTimeInterval(10))
+        try await withSandbox { sandbox in
+            try await sandbox.fault(path: "/history/", status: 429, body: "{}", count: 1, headers: ["Retry-After": inTenSeconds])
+            let dated = await sealTrustError { try await makeClient(sandbox).history(identifier: Catalogue.chronograph) }
+            #expect((8...11).contains(dated?.retryAfterSeconds ?? 0), "\(inTenSeconds)")
+            try await sandbox.fault(path: "/history/", status: 429, body: "{}", count: 1, headers: ["Retry-After": "soon"])
+            let unreadable = await sealTrustError { try await makeClient(sandbox).history(identifier: Catalogue.chronograph) }
+            #expect(unreadable?.retryAfterSeconds == 60)
+        }
+    }
+
     @Test func readIsRetriedOnceAfterABadGatewayOrADroppedConnection() async throws {
         try await withSandbox { sandbox in
             let client = makeClient(sandbox)

@@ -45,6 +45,9 @@ struct OutcomeAndErrorTests {
         #expect(SealTrustError.notAuthenticated.kind == "not_authenticated")
         #expect(SealTrustError.decoding("x").kind == "decoding" && SealTrustError.transport("x").kind == "transport")
         #expect(SealTrustError.transport("x").httpStatus == nil)
+        #expect(String(describing: SealTrustError.api(status: 409, detail: .string("MINT_PENDING: x"), code: "MINT_PENDING",
+                                                       retryAfterSeconds: nil)) == "API error 409: MINT_PENDING: x")
+        #expect(String(describing: SealTrustError.tooManyCalls(retryAfterSeconds: 3)) == "too many calls: refused locally, retry in 3 s")
     }
 
     @Test(arguments: [
