@@ -11,9 +11,7 @@ struct AuthorizationTests {
         try await withSandbox { sandbox in
             let client = makeClient(sandbox, tokens: TokenBox(token))
             _ = try? await client.verifyScan(url: try await sandbox.tap(chip: "spare-a"))
-            if case .chip(let proof) = ScanURL.read(try await sandbox.tap(chip: "spare-b")) {
-                _ = try? await client.requestClaimTicket(for: proof)
-            }
+            _ = try? await client.requestClaimTicket(for: try await tappedProof(sandbox, chip: "spare-b"))
             _ = try? await client.passport(identifier: Catalogue.chronograph)
             _ = try? await client.passportProof(identifier: Catalogue.chronograph)
             _ = try? await client.referencePassport(gtin: Catalogue.chronographGTIN)

@@ -8,10 +8,7 @@ struct ClaimTests {
     @Test func chipClaimFromTicketToConsumed() async throws {
         try await withSandbox { sandbox in
             let client = makeClient(sandbox, tokens: TokenBox("tok-user"))
-            guard case .chip(let proof) = ScanURL.read(try await sandbox.tap(chip: "spare-a")) else {
-                Issue.record("the sandbox's tap is not a chip link")
-                return
-            }
+            let proof = try await tappedProof(sandbox, chip: "spare-a")
             let answer = try await client.requestClaimTicket(for: proof)
             let ticket = try #require(answer.ticket)
             #expect(!ticket.nonce.isEmpty)
@@ -36,10 +33,7 @@ struct ClaimTests {
     @Test func noTicketIsANormalAnswerWithItsReason() async throws {
         try await withSandbox { sandbox in
             let client = makeClient(sandbox, tokens: TokenBox("tok-user"))
-            guard case .chip(let proof) = ScanURL.read(try await sandbox.tap(chip: "seal-opened")) else {
-                Issue.record("the sandbox's tap is not a chip link")
-                return
-            }
+            let proof = try await tappedProof(sandbox, chip: "seal-opened")
             let owned = try await client.requestClaimTicket(for: proof)
             #expect(owned.ticket == nil)
             #expect(owned.code == "ALREADY_CLAIMED")
@@ -106,10 +100,7 @@ struct ClaimTests {
         try await withSandbox { sandbox in
             let client = makeClient(sandbox, tokens: TokenBox("tok-user"))
             try await sandbox.fault(path: "/claims/", status: 503, body: "{\"detail\": \"busy\"}")
-            guard case .chip(let proof) = ScanURL.read(try await sandbox.tap(chip: "spare-b")) else {
-                Issue.record("the sandbox's tap is not a chip link")
-                return
-            }
+            let proof = try await tappedProof(sandbox, chip: "spare-b")
             _ = await sealTrustError { try await client.requestClaimTicket(for: proof) }
             _ = await sealTrustError { try await client.requestClaimTicket(serial: "SN-00092") }
             _ = await sealTrustError {

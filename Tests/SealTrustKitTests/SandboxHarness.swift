@@ -82,6 +82,18 @@ func outcome(_ client: SealTrustClient, url: String, latitude: Double? = nil, lo
     }
 }
 
+struct NotAChipLink: Error, CustomStringConvertible {
+    let url: String
+    var description: String { "the sandbox's tap is not a chip link: \(url)" }
+}
+
+/// The proof of a fresh tap of a catalogue chip, as `ScanURL` reads it.
+func tappedProof(_ sandbox: SandboxAPI, chip: String) async throws -> ChipProof {
+    let url = try await sandbox.tap(chip: chip)
+    guard case .chip(let proof) = ScanURL.read(url) else { throw NotAChipLink(url: url) }
+    return proof
+}
+
 /// The identifiers of catalogue items the tests read.
 enum Catalogue {
     static let chronograph = "0x6efdb2c27761ebe6ee62cb80c5f1eee0a15c1223619b8da212232cea2ec78b23"
