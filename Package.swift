@@ -42,7 +42,10 @@ let package = Package(
             name: "sealtrust-scand",
             dependencies: ["ScanPipeline", "SystemdSupport"]
         ),
-        .executableTarget(name: "sealtrust-scanctl"),
+        .executableTarget(name: "sealtrust-scanctl", dependencies: ["ScanJournal"]),
+        .executableTarget(name: "socket-bench", dependencies: ["ScanJournal", "VerdictSocket"]),
+        // Appends until killed: the journal's crash test runs it.
+        .executableTarget(name: "journal-writer", dependencies: ["ScanJournal"]),
 
         // Tests and what they share: launchers for the sandbox API and the virtual tag.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -50,6 +53,8 @@ let package = Package(
         .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "TestSupport"]),
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "TestSupport"]),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"]),
+        .testTarget(name: "ScanJournalTests", dependencies: ["ScanJournal"]),
+        .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "ScanJournal"]),
         .testTarget(name: "DaemonTests", dependencies: ["ScanPipeline", "SealTrustKit", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
