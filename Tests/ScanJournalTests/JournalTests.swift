@@ -182,7 +182,8 @@ import Testing
         let reopened = try Journal(path: path, segmentBytes: 16_384)
         #expect(reopened.lastSeq >= acknowledged)
         let seqs = try reopened.events(after: 0).map(\.seq)
-        #expect(seqs == Array(1...reopened.lastSeq))
+        let contiguous = seqs == Array(1...reopened.lastSeq)
+        #expect(contiguous)
     }
 }
 
