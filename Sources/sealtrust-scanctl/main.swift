@@ -1,5 +1,10 @@
 import Glibc
 
+// A parent may have spawned us with signals blocked; Ctrl-C and SIGTERM must stop `watch`.
+var unblocked = sigset_t()
+sigemptyset(&unblocked)
+sigprocmask(SIG_SETMASK, &unblocked, nil)
+
 let invocation: Invocation
 do {
     invocation = try Invocation.parse(Array(CommandLine.arguments.dropFirst()))
