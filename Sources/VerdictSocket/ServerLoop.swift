@@ -92,9 +92,17 @@ final class ServerLoop {
             disconnect(client)
             return
         }
-        let wasIdle = client.queuedBytes == 0
-        client.queue(bytes)
-        if wasIdle && !client.flush() { disconnect(client) }
+        guard client.queuedBytes == 0 else {
+            client.queue(bytes[...])
+            return
+        }
+        // Nothing waiting: send straight from the shared bytes and keep only what the kernel did not take.
+        let sent = bytes.withUnsafeBytes { UnixSocket.send(client.descriptor, $0) }
+        guard let sent else {
+            disconnect(client)
+            return
+        }
+        if sent < bytes.count { client.queue(bytes[sent...]) }
     }
 
     private func send(_ message: JSON, to client: ClientConnection) {
