@@ -247,14 +247,7 @@ import VerdictSocket
 /// A socket bound at `path` by hand: a crashed daemon's leftover, or what systemd passes.
 func boundSocket(at path: String, listening: Bool) throws -> Int32 {
     let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-        }
-    }
+    let bound = withUnixAddress(path) { bind(descriptor, $0, $1) }
     guard bound == 0, !listening || listen(descriptor, 16) == 0 else {
         close(descriptor)
         throw POSIXError(.EADDRINUSE)
