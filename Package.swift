@@ -44,7 +44,10 @@ let package = Package(
             name: "sealtrust-scand",
             dependencies: ["ScanPipeline", "SystemdSupport"]
         ),
-        .executableTarget(name: "sealtrust-scanctl"),
+        .executableTarget(name: "sealtrust-scanctl", dependencies: ["ScanJournal"]),
+        .executableTarget(name: "socket-bench", dependencies: ["ScanJournal", "VerdictSocket"]),
+        // Appends until killed: the journal's crash test runs it.
+        .executableTarget(name: "journal-writer", dependencies: ["ScanJournal"]),
 
         // Tests and what they share: launchers for the sandbox API and the virtual tag.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -53,6 +56,8 @@ let package = Package(
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "TestSupport"]),
         .target(name: "SystemdTestSupport", path: "Tests/SystemdTestSupport"),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport", "SystemdTestSupport", "notify-probe"]),
+        .testTarget(name: "ScanJournalTests", dependencies: ["ScanJournal"]),
+        .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "ScanJournal"]),
         .testTarget(name: "DaemonTests", dependencies: ["ScanPipeline", "SealTrustKit", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
