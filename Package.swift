@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "TestSupport"]),
         .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "TestSupport"]),
-        .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "TestSupport"]),
+        .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "CZBar", "TestSupport"]),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["ScanPipeline", "SealTrustKit", "TestSupport"]),
     ],
