@@ -5,23 +5,16 @@ import CZBar
 final class ZBarImageScanner {
     private let scanner: OpaquePointer
 
-    /// `density`: scan every n-th row and column (1 is zbar's default).
-    init(density: Int32 = 1) {
+    init() {
         scanner = zbar_image_scanner_create()
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_ENABLE, 1)
         // Without it zbar guesses a charset and turns UTF-8 and binary payloads into mojibake.
         zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
-        setDensity(density)
     }
 
     deinit {
         zbar_image_scanner_destroy(scanner)
-    }
-
-    func setDensity(_ density: Int32) {
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, density)
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, density)
     }
 
     /// The payloads of the QR codes in `region` of a grey image, in the order zbar found them.
@@ -60,4 +53,8 @@ struct PixelRegion: Sendable, Equatable {
     var y: Int
     var width: Int
     var height: Int
+
+    func overlaps(_ other: PixelRegion) -> Bool {
+        x < other.x + other.width && other.x < x + width && y < other.y + other.height && other.y < y + height
+    }
 }

@@ -1,0 +1,39 @@
+/// Three finder patterns that can be the corners of one QR code: similar modules,
+/// two equal sides at a right angle, 14 to 177 modules apart.
+enum FinderTriples {
+    /// The region of each plausible code widened by its quiet zone, smallest first.
+    static func codeRegions(_ finders: [FinderPatternLocator.Finder], width: Int, height: Int) -> [PixelRegion] {
+        // A real finder is crossed by about half its core's rows; clutter seldom by so many.
+        let finders = finders.filter { $0.hits >= max(2, $0.module / 2 + 1) }
+        var regions: [PixelRegion] = []
+        let count = finders.count
+        guard count >= 3 else { return [] }
+        for a in 0..<count - 2 {
+            for b in a + 1..<count - 1 {
+                for c in b + 1..<count {
+                    let triple = [finders[a], finders[b], finders[c]]
+                    guard isCodeCorner(triple) else { continue }
+                    let margin = triple.map(\.module).max()! * 9 + 4
+                    let left = max(0, triple.map(\.x).min()! - margin), right = min(width, triple.map(\.x).max()! + margin)
+                    let top = max(0, triple.map(\.y).min()! - margin), bottom = min(height, triple.map(\.y).max()! + margin)
+                    let region = PixelRegion(x: left, y: top, width: right - left, height: bottom - top)
+                    if !regions.contains(region) { regions.append(region) }
+                }
+            }
+        }
+        return regions.sorted { $0.width * $0.height < $1.width * $1.height }
+    }
+
+    private static func isCodeCorner(_ triple: [FinderPatternLocator.Finder]) -> Bool {
+        let modules = triple.map(\.module)
+        guard modules.max()! * 2 <= modules.min()! * 3 + 2 else { return false }
+        func squaredDistance(_ p: FinderPatternLocator.Finder, _ q: FinderPatternLocator.Finder) -> Int {
+            (p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)
+        }
+        let sides = [squaredDistance(triple[0], triple[1]), squaredDistance(triple[1], triple[2]), squaredDistance(triple[0], triple[2])].sorted()
+        let module = modules.reduce(0, +) / 3
+        // Legs within a third of each other; the hypotenuse squared near the sum of the legs squared.
+        guard sides[0] * 16 >= sides[1] * 9, abs(sides[2] - sides[0] - sides[1]) * 4 <= sides[2] else { return false }
+        return sides[0] >= 14 * 14 * module * module / 2 && sides[1] <= 180 * 180 * module * module * 2
+    }
+}
