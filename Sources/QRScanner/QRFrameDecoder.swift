@@ -17,9 +17,14 @@ public final class QRFrameDecoder {
         let finders = locator.locate(luma, width: width, height: height)
         var payloads: [[UInt8]] = []
         var decoded: [PixelRegion] = []
-        // Every line: a sparser zbar pass loses rotated codes (measured on the robustness set).
         for region in FinderTriples.codeRegions(finders, width: width, height: height) where !decoded.contains(where: region.overlaps) {
-            let found = scanner.scan(luma, width: width, height: height, region: region)
+            // Every other line first, at half the cost; every line when that fails (it loses some rotated codes).
+            scanner.setDensity(2)
+            var found = scanner.scan(luma, width: width, height: height, region: region)
+            if found.isEmpty {
+                scanner.setDensity(1)
+                found = scanner.scan(luma, width: width, height: height, region: region)
+            }
             if !found.isEmpty { decoded.append(region) }
             for payload in found where !payloads.contains(payload) {
                 payloads.append(payload)
