@@ -121,7 +121,8 @@ struct FinderPatternLocator {
         let module = total
         let tolerance = total * 3 / 4 + 7
         func near(_ run: Int32, _ modules: Int32) -> Bool { abs(run * 7 - module * modules) <= tolerance * modules }
-        return near(runs.0, 1) && near(runs.1, 1) && near(runs.2, 3) && near(runs.3, 1) && near(runs.4, 1) && runs.2 >= max(runs.0, runs.4)
+        return near(runs.0, 1) && near(runs.1, 1) && near(runs.2, 3) && near(runs.3, 1) && near(runs.4, 1) 
+            && runs.2 * 4 >= (runs.0 + runs.4) * 3   // an alignment pattern's centre is one module, a finder's three
     }
 
     /// The same pattern down the column through the hit; its centre row and length.

@@ -1,11 +1,14 @@
 /// Three finder patterns that can be the corners of one QR code: similar modules,
 /// two equal sides at a right angle, 14 to 177 modules apart.
 enum FinderTriples {
-    /// The region of each plausible code widened by its quiet zone, smallest first.
+    /// Regions tried per frame at most: each costs a zbar pass.
+    static let maximumRegions = 6
+
+    /// The region of each plausible code widened by its quiet zone, the most often crossed finders first.
     static func codeRegions(_ finders: [FinderPatternLocator.Finder], width: Int, height: Int) -> [PixelRegion] {
         // A real finder is crossed by about half its core's rows; clutter seldom by so many.
         let finders = finders.filter { $0.hits >= max(2, $0.module / 2 + 1) }
-        var regions: [PixelRegion] = []
+        var regions: [(region: PixelRegion, hits: Int)] = []
         let count = finders.count
         guard count >= 3 else { return [] }
         for a in 0..<count - 2 {
@@ -17,11 +20,11 @@ enum FinderTriples {
                     let left = max(0, triple.map(\.x).min()! - margin), right = min(width, triple.map(\.x).max()! + margin)
                     let top = max(0, triple.map(\.y).min()! - margin), bottom = min(height, triple.map(\.y).max()! + margin)
                     let region = PixelRegion(x: left, y: top, width: right - left, height: bottom - top)
-                    if !regions.contains(region) { regions.append(region) }
+                    if !regions.contains(where: { $0.region == region }) { regions.append((region, triple.map(\.hits).reduce(0, +))) }
                 }
             }
         }
-        return regions.sorted { $0.width * $0.height < $1.width * $1.height }
+        return regions.sorted { $0.hits > $1.hits }.prefix(maximumRegions).map(\.region)
     }
 
     private static func isCodeCorner(_ triple: [FinderPatternLocator.Finder]) -> Bool {
