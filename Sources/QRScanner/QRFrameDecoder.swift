@@ -8,6 +8,7 @@
 public final class QRFrameDecoder {
     private let scanner = ZBarImageScanner()
     private var locator = FinderPatternLocator()
+    private var regionPixels: [UInt8] = []
 
     public init() {}
 
@@ -18,12 +19,15 @@ public final class QRFrameDecoder {
         var payloads: [[UInt8]] = []
         var decoded: [PixelRegion] = []
         for region in FinderTriples.codeRegions(finders, width: width, height: height) where !decoded.contains(where: region.overlaps) {
+            // A copy, not zbar's crop: zbar binarizes the whole image it is given before decoding a QR code.
+            copy(region, of: luma, width: width)
             // Every other line first, at half the cost; every line when that fails (it loses some rotated codes).
-            scanner.setDensity(2)
-            var found = scanner.scan(luma, width: width, height: height, region: region)
-            if found.isEmpty {
+            let found = regionPixels.withUnsafeBufferPointer { pixels in
+                scanner.setDensity(2)
+                let sparse = scanner.scan(pixels, width: region.width, height: region.height)
+                guard sparse.isEmpty else { return sparse }
                 scanner.setDensity(1)
-                found = scanner.scan(luma, width: width, height: height, region: region)
+                return scanner.scan(pixels, width: region.width, height: region.height)
             }
             if !found.isEmpty { decoded.append(region) }
             for payload in found where !payloads.contains(payload) {
@@ -31,5 +35,13 @@ public final class QRFrameDecoder {
             }
         }
         return payloads
+    }
+
+    private func copy(_ region: PixelRegion, of luma: UnsafeBufferPointer<UInt8>, width: Int) {
+        regionPixels.removeAll(keepingCapacity: true)
+        for row in region.y..<(region.y + region.height) {
+            let start = row * width + region.x
+            regionPixels.append(contentsOf: luma[start..<(start + region.width)])
+        }
     }
 }

@@ -23,16 +23,13 @@ final class ZBarImageScanner {
         zbar_image_scanner_destroy(scanner)
     }
 
-    /// The payloads of the QR codes in `region` of a grey image, in the order zbar found them.
-    func scan(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int, region: PixelRegion? = nil) -> [[UInt8]] {
+    /// The payloads of the QR codes in a grey image, in the order zbar found them.
+    func scan(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
         guard let image = zbar_image_create() else { return [] }
         defer { zbar_image_destroy(image) }
         zbar_image_set_format(image, ZBarFourCC.y800)
         zbar_image_set_size(image, UInt32(width), UInt32(height))
-        if let region {
-            zbar_image_set_crop(image, UInt32(region.x), UInt32(region.y), UInt32(region.width), UInt32(region.height))
-        }
-        zbar_image_set_data(image, luma.baseAddress, UInt(luma.count), nil)
+        zbar_image_set_data(image, luma.baseAddress, UInt(width * height), nil)
         guard zbar_scan_image(scanner, image) > 0 else { return [] }
         var payloads: [[UInt8]] = []
         var symbol = zbar_image_first_symbol(image)
