@@ -21,6 +21,7 @@ struct FinderPatternLocator {
 
     private var thresholds: [Int16] = []
     private var runs: [Int32] = []
+    private var runCount = 0
 
     mutating func locate(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [Finder] {
         computeThresholds(luma, width: width, height: height)
@@ -74,31 +75,51 @@ struct FinderPatternLocator {
         }
     }
 
-    /// The row as alternating run lengths, the first one light (possibly empty).
+    /// The row as alternating run lengths, the first one light (possibly empty), in `runs[0..<runCount]`.
     private mutating func collectRuns(_ row: UnsafePointer<UInt8>, width: Int, thresholdRow: Int) {
-        runs.removeAll(keepingCapacity: true)
-        var dark = false
-        var length: Int32 = 0
+        if runs.count < width + 2 {
+            runs = [Int32](repeating: 0, count: width + 2)
+        }
+        let blockSize = 1 << Self.blockShift
+        var count = 0
         thresholds.withUnsafeBufferPointer { thresholds in
-            for x in 0..<width {
-                let threshold = thresholds[thresholdRow + (x >> Self.blockShift)]
-                let isDark = Int16(row[x]) < threshold
-                if isDark != dark {
-                    runs.append(length)
-                    length = 0
-                    dark = isDark
+            runs.withUnsafeMutableBufferPointer { runs in
+                var dark = false
+                var runStart = 0
+                var blockStart = 0
+                while blockStart < width {
+                    let threshold = thresholds[thresholdRow + (blockStart >> Self.blockShift)]
+                    let blockEnd = min(width, blockStart + blockSize)
+                    if threshold < 0 {
+                        // A flat block is all light: at most one transition, where it starts.
+                        if dark {
+                            runs[count] = Int32(blockStart - runStart)
+                            count += 1
+                            runStart = blockStart
+                            dark = false
+                        }
+                    } else {
+                        for x in blockStart..<blockEnd where (Int16(row[x]) < threshold) != dark {
+                            runs[count] = Int32(x - runStart)
+                            count += 1
+                            runStart = x
+                            dark.toggle()
+                        }
+                    }
+                    blockStart = blockEnd
                 }
-                length += 1
+                runs[count] = Int32(width - runStart)
+                count += 1
             }
         }
-        runs.append(length)
+        runCount = count
     }
 
     private func checkRuns(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int, y: Int, thresholdRow: Int, into finders: inout [Finder]) {
         // Dark runs sit at odd indices; a window starts at a dark run and spans five.
         var index = 1
         var x = Int(runs[0])
-        while index + 4 < runs.count {
+        while index + 4 < runCount {
             let window = (runs[index], runs[index + 1], runs[index + 2], runs[index + 3], runs[index + 4])
             if Self.isFinderRatio(window) {
                 let centreX = x + Int(window.0 + window.1) + Int(window.2) / 2

@@ -17,14 +17,27 @@ enum FinderTriples {
                     let triple = [finders[a], finders[b], finders[c]]
                     guard isCodeCorner(triple) else { continue }
                     let margin = triple.map(\.module).max()! * 9 + 4
-                    let left = max(0, triple.map(\.x).min()! - margin), right = min(width, triple.map(\.x).max()! + margin)
-                    let top = max(0, triple.map(\.y).min()! - margin), bottom = min(height, triple.map(\.y).max()! + margin)
+                    let corners = triple.map { ($0.x, $0.y) } + [fourthCorner(triple)]
+                    let left = max(0, corners.map(\.0).min()! - margin), right = min(width, corners.map(\.0).max()! + margin)
+                    let top = max(0, corners.map(\.1).min()! - margin), bottom = min(height, corners.map(\.1).max()! + margin)
                     let region = PixelRegion(x: left, y: top, width: right - left, height: bottom - top)
                     if !regions.contains(where: { $0.region == region }) { regions.append((region, triple.map(\.hits).reduce(0, +))) }
                 }
             }
         }
         return regions.sorted { $0.hits > $1.hits }.prefix(maximumRegions).map(\.region)
+    }
+
+    /// Where the corner without a finder lies: a tilted code reaches past its finders' span there.
+    private static func fourthCorner(_ triple: [FinderPatternLocator.Finder]) -> (Int, Int) {
+        func squaredDistance(_ p: FinderPatternLocator.Finder, _ q: FinderPatternLocator.Finder) -> Int {
+            (p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)
+        }
+        // The right angle is at the finder facing the longest side.
+        let opposite = [squaredDistance(triple[1], triple[2]), squaredDistance(triple[0], triple[2]), squaredDistance(triple[0], triple[1])]
+        let corner = opposite.indices.max { opposite[$0] < opposite[$1] }!
+        let others = triple.indices.filter { $0 != corner }.map { triple[$0] }
+        return (others[0].x + others[1].x - triple[corner].x, others[0].y + others[1].y - triple[corner].y)
     }
 
     private static func isCodeCorner(_ triple: [FinderPatternLocator.Finder]) -> Bool {

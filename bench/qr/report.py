@@ -56,7 +56,7 @@ def main():
             cases.append(case)
     names = [name for name, _ in decoders]
     mean = {key: sum(min(times) for times in frames.values()) / len(frames) for key, frames in costs.items()}
-    print("decode cost per frame (ms, one core, mean over %d frames of the best of 3 rounds of %d decodes)" % (len(bench_rows) // len(cases), repeat))
+    print("decode cost per frame (ms of CPU time, one core, mean over %d frames of the best of 3 rounds of %d decodes)" % (len(bench_rows) // len(cases), repeat))
     print("%-22s" % "frames" + "".join("%12s" % name for name in names) + "   ours/zxing   ours/zbar")
     for case in cases:
         row = "%-22s" % case + "".join("%12.2f" % mean[(name, case)] for name in names)
