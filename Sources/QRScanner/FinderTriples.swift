@@ -3,11 +3,13 @@
 enum FinderTriples {
     /// Regions tried per frame at most: each costs a zbar pass.
     static let maximumRegions = 6
+    /// Finders paired per frame at most: the pairing grows with their cube.
+    static let maximumFinders = 24
 
     /// The region of each plausible code widened by its quiet zone, the most often crossed finders first.
     static func codeRegions(_ finders: [FinderPatternLocator.Finder], width: Int, height: Int) -> [PixelRegion] {
         // A real finder is crossed by about half its core's rows; clutter seldom by so many.
-        let finders = finders.filter { $0.hits >= max(2, $0.module / 2 + 1) }
+        let finders = Array(finders.filter { $0.hits >= max(2, $0.module / 2 + 1) }.sorted { $0.hits > $1.hits }.prefix(maximumFinders))
         var regions: [(region: PixelRegion, hits: Int)] = []
         let count = finders.count
         guard count >= 3 else { return [] }
@@ -16,7 +18,8 @@ enum FinderTriples {
                 for c in b + 1..<count {
                     let triple = [finders[a], finders[b], finders[c]]
                     guard isCodeCorner(triple) else { continue }
-                    let margin = triple.map(\.module).max()! * 9 + 4
+                    // 3.5 modules from a finder's centre to the code's edge, then most of the quiet zone.
+                    let margin = triple.map(\.module).max()! * 7 + 4
                     let corners = triple.map { ($0.x, $0.y) } + [fourthCorner(triple)]
                     let left = max(0, corners.map(\.0).min()! - margin), right = min(width, corners.map(\.0).max()! + margin)
                     let top = max(0, corners.map(\.1).min()! - margin), bottom = min(height, corners.map(\.1).max()! + margin)

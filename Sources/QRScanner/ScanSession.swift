@@ -35,6 +35,9 @@ final class ScanSession: Sendable {
     private func decodeUntilEnd() {
         let decoder = QRFrameDecoder()
         var tracker = AppearanceTracker(rescanAfter: rescanAfter)
+        // An unchanged frame shows what the last decoded one showed: still in view, not decoded again.
+        var changes = FrameChangeDetector()
+        var payloads: [[UInt8]] = []
         var currentID = sourceID
         while let item = mailbox.take() {
             switch item {
@@ -45,10 +48,14 @@ final class ScanSession: Sendable {
                 if case .sourceReady(let id, _) = event {
                     currentID = id
                     tracker.reset()
+                    changes = FrameChangeDetector()
+                    payloads = []
                 }
                 continuation.yield(event)
             case .frame(let frame):
-                let payloads = frame.luma.withUnsafeBufferPointer { decoder.decode(luma: $0, width: frame.width, height: frame.height) }
+                if changes.hasChanged(frame) {
+                    payloads = frame.luma.withUnsafeBufferPointer { decoder.decode(luma: $0, width: frame.width, height: frame.height) }
+                }
                 for payload in tracker.newAppearances(in: payloads, at: frame.time) {
                     continuation.yield(Self.event(for: payload, from: currentID))
                 }

@@ -49,3 +49,31 @@ struct FrameMailboxTests {
         #expect(mailbox.take() == nil)
     }
 }
+
+@Suite("Unchanged frames are not decoded again")
+struct FrameChangeDetectorTests {
+    private func frame(_ luma: [UInt8], width: Int = 64, height: Int = 48) -> Frame {
+        Frame(width: width, height: height, luma: luma, time: .zero)
+    }
+
+    @Test func aStillSceneWithSensorNoiseIsUnchangedAndACodeEnteringIsAChange() {
+        let scene = (0..<(64 * 48)).map { UInt8(truncatingIfNeeded: ($0 * 37) % 200 + 20) }
+        let noisy = scene.enumerated().map { UInt8(Int($0.element) + ($0.offset % 7) - 3) }
+        var withCode = scene
+        for row in 10..<34 {
+            for column in 20..<44 {
+                withCode[row * 64 + column] = (row / 3 + column / 3) % 2 == 0 ? 0 : 255
+            }
+        }
+        var detector = FrameChangeDetector()
+        let verdicts = [
+            detector.hasChanged(frame(scene)),
+            detector.hasChanged(frame(noisy)),
+            detector.hasChanged(frame(withCode)),
+            detector.hasChanged(frame(withCode)),
+            detector.hasChanged(frame(withCode, width: 48, height: 64)),
+        ]
+        // First frame decoded; noise alone is not a change; a code entering is; it staying is not; a new size is.
+        #expect(verdicts == [true, false, true, false, true])
+    }
+}
