@@ -20,4 +20,5 @@ bench-qr: deps $(QR_BENCH_DIR)/zbar_loop $(QR_BENCH_DIR)/zxing_loop
 	/usr/bin/python3 tools/qrfixtures/qrfixtures.py $(QR_BENCH_DIR)/fixtures robustness
 	/usr/bin/python3 bench/qr/report.py $(QR_BENCH_DIR)/fixtures $(QR_BENCH_REPEAT) \
 		ours=$$($(SWIFT) build -c release --show-bin-path)/qr-bench \
+		ours-still="$$($(SWIFT) build -c release --show-bin-path)/qr-bench --still" \
 		zbar=$(QR_BENCH_DIR)/zbar_loop zxing=$(QR_BENCH_DIR)/zxing_loop

@@ -12,13 +12,13 @@ struct FrameChangeDetector {
     private var width = 0
     private var height = 0
 
-    /// True when `frame` must be decoded; it then becomes the reference.
-    mutating func hasChanged(_ frame: Frame) -> Bool {
-        let current = Self.sample(frame)
-        guard frame.width == width, frame.height == height, current.count == samples.count else {
+    /// True when the frame must be decoded; it then becomes the reference.
+    mutating func hasChanged(_ luma: UnsafeBufferPointer<UInt8>, width frameWidth: Int, height frameHeight: Int) -> Bool {
+        let current = Self.sample(luma, width: frameWidth, height: frameHeight)
+        guard frameWidth == width, frameHeight == height, current.count == samples.count else {
             samples = current
-            width = frame.width
-            height = frame.height
+            width = frameWidth
+            height = frameHeight
             return true
         }
         var changed = 0
@@ -32,14 +32,14 @@ struct FrameChangeDetector {
         return false
     }
 
-    private static func sample(_ frame: Frame) -> [UInt8] {
+    private static func sample(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [UInt8] {
         var samples: [UInt8] = []
-        samples.reserveCapacity((frame.width / spacing + 1) * (frame.height / spacing + 1))
+        samples.reserveCapacity((width / spacing + 1) * (height / spacing + 1))
         var y = spacing / 2
-        while y < frame.height {
+        while y < height {
             var x = spacing / 2
-            while x < frame.width {
-                samples.append(frame.luma[y * frame.width + x])
+            while x < width {
+                samples.append(luma[y * width + x])
                 x += spacing
             }
             y += spacing

@@ -9,12 +9,21 @@ public final class QRFrameDecoder {
     private let scanner = ZBarImageScanner()
     private var locator = FinderPatternLocator()
     private var regionPixels: [UInt8] = []
+    private var changes: FrameChangeDetector?
+    private var lastPayloads: [[UInt8]] = []
 
-    public init() {}
+    /// `skippingUnchangedFrames`: for a live stream, a frame that has not changed since the
+    /// last one decoded gives that one's payloads again without being decoded.
+    public init(skippingUnchangedFrames: Bool = false) {
+        changes = skippingUnchangedFrames ? FrameChangeDetector() : nil
+    }
 
     /// The bytes of each QR code in the frame (`width * height` luma bytes, row by row).
     public func decode(luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
         precondition(luma.count >= width * height, "a frame holds width * height bytes")
+        if changes?.hasChanged(luma, width: width, height: height) == false {
+            return lastPayloads
+        }
         let finders = locator.locate(luma, width: width, height: height)
         var payloads: [[UInt8]] = []
         var decoded: [PixelRegion] = []
@@ -34,6 +43,7 @@ public final class QRFrameDecoder {
                 payloads.append(payload)
             }
         }
+        lastPayloads = payloads
         return payloads
     }
 

@@ -33,11 +33,9 @@ final class ScanSession: Sendable {
     }
 
     private func decodeUntilEnd() {
-        let decoder = QRFrameDecoder()
-        var tracker = AppearanceTracker(rescanAfter: rescanAfter)
         // An unchanged frame shows what the last decoded one showed: still in view, not decoded again.
-        var changes = FrameChangeDetector()
-        var payloads: [[UInt8]] = []
+        var decoder = QRFrameDecoder(skippingUnchangedFrames: true)
+        var tracker = AppearanceTracker(rescanAfter: rescanAfter)
         var currentID = sourceID
         while let item = mailbox.take() {
             switch item {
@@ -48,14 +46,11 @@ final class ScanSession: Sendable {
                 if case .sourceReady(let id, _) = event {
                     currentID = id
                     tracker.reset()
-                    changes = FrameChangeDetector()
-                    payloads = []
+                    decoder = QRFrameDecoder(skippingUnchangedFrames: true)
                 }
                 continuation.yield(event)
             case .frame(let frame):
-                if changes.hasChanged(frame) {
-                    payloads = frame.luma.withUnsafeBufferPointer { decoder.decode(luma: $0, width: frame.width, height: frame.height) }
-                }
+                let payloads = frame.luma.withUnsafeBufferPointer { decoder.decode(luma: $0, width: frame.width, height: frame.height) }
                 for payload in tracker.newAppearances(in: payloads, at: frame.time) {
                     continuation.yield(Self.event(for: payload, from: currentID))
                 }

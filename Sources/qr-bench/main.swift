@@ -1,5 +1,6 @@
 // The QRScanner decoder in the benchmark's reference-loop format (bench/qr/).
-// usage: qr-bench REPEAT FRAME.pgm...
+// usage: qr-bench [--still] REPEAT FRAME.pgm...
+// --still: the decoder skips unchanged frames, and each frame is given REPEAT times (a still scene)
 // Times are the thread's CPU time: the machine is shared, and waiting for the core is not decoding.
 // prints, per frame: path, milliseconds per decode (mean of REPEAT), payloads in hex (comma separated)
 import Foundation
@@ -11,13 +12,15 @@ func threadCPUMilliseconds() -> Double {
     return Double(now.tv_sec) * 1e3 + Double(now.tv_nsec) / 1e6
 }
 
-let arguments = CommandLine.arguments
-guard arguments.count >= 3, let repeatCount = Int(arguments[1]), repeatCount > 0 else {
-    FileHandle.standardError.write(Data("usage: qr-bench REPEAT FRAME.pgm...\n".utf8))
+var arguments = Array(CommandLine.arguments.dropFirst())
+let still = arguments.first == "--still"
+if still { arguments.removeFirst() }
+guard arguments.count >= 2, let repeatCount = Int(arguments[0]), repeatCount > 0 else {
+    FileHandle.standardError.write(Data("usage: qr-bench [--still] REPEAT FRAME.pgm...\n".utf8))
     exit(2)
 }
-let decoder = QRFrameDecoder()
-for path in arguments.dropFirst(2) {
+for path in arguments.dropFirst() {
+    let decoder = QRFrameDecoder(skippingUnchangedFrames: still)
     guard let image = PortableGreyMap(path: path) else {
         FileHandle.standardError.write(Data("\(path): not a P5 PGM\n".utf8))
         exit(1)
