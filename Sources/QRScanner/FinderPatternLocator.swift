@@ -42,35 +42,40 @@ struct FinderPatternLocator {
     private mutating func computeThresholds(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) {
         let size = 1 << Self.blockShift
         let blocksWide = (width + size - 1) / size, blocksHigh = (height + size - 1) / size
-        var minima = [Int16](repeating: 255, count: blocksWide * blocksHigh)
-        var maxima = [Int16](repeating: 0, count: blocksWide * blocksHigh)
+        var minima = [UInt8](repeating: 255, count: blocksWide * blocksHigh)
+        var maxima = [UInt8](repeating: 0, count: blocksWide * blocksHigh)
         let pixels = luma.baseAddress!
-        var y = 0
-        while y < height {
-            let blockRow = (y >> Self.blockShift) * blocksWide
-            var x = 0
-            while x < width {
-                let value = Int16(pixels[y * width + x])
-                let block = blockRow + (x >> Self.blockShift)
-                if value < minima[block] { minima[block] = value }
-                if value > maxima[block] { maxima[block] = value }
-                x += 2
+        minima.withUnsafeMutableBufferPointer { minima in
+            maxima.withUnsafeMutableBufferPointer { maxima in
+                // Every fourth row, every other pixel: the extremes of a 32-pixel block need no more.
+                for y in stride(from: 0, to: height, by: 4) {
+                    let row = pixels + y * width
+                    let blockRow = (y >> Self.blockShift) * blocksWide
+                    for blockX in 0..<blocksWide {
+                        var low = minima[blockRow + blockX], high = maxima[blockRow + blockX]
+                        for x in stride(from: blockX << Self.blockShift, to: min(width, (blockX + 1) << Self.blockShift), by: 2) {
+                            low = min(low, row[x])
+                            high = max(high, row[x])
+                        }
+                        minima[blockRow + blockX] = low
+                        maxima[blockRow + blockX] = high
+                    }
+                }
             }
-            y += 4
         }
-        thresholds = [Int16](repeating: -1, count: blocksWide * blocksHigh)
+        if thresholds.count != blocksWide * blocksHigh {
+            thresholds = [Int16](repeating: -1, count: blocksWide * blocksHigh)
+        }
         for blockY in 0..<blocksHigh {
             for blockX in 0..<blocksWide {
-                var low: Int16 = 255, high: Int16 = 0
+                var low: UInt8 = 255, high: UInt8 = 0
                 for neighbourY in max(0, blockY - 1)...min(blocksHigh - 1, blockY + 1) {
                     for neighbourX in max(0, blockX - 1)...min(blocksWide - 1, blockX + 1) {
                         low = min(low, minima[neighbourY * blocksWide + neighbourX])
                         high = max(high, maxima[neighbourY * blocksWide + neighbourX])
                     }
                 }
-                if Int(high - low) >= Self.minimumContrast {
-                    thresholds[blockY * blocksWide + blockX] = (low + high) / 2
-                }
+                thresholds[blockY * blocksWide + blockX] = Int(high) - Int(low) >= Self.minimumContrast ? (Int16(low) + Int16(high)) / 2 : -1
             }
         }
     }
