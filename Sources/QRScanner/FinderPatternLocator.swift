@@ -1,6 +1,7 @@
 /// Finds where a frame may hold a QR code, at a fraction of a full zbar pass: it looks
 /// for the finder pattern's dark-light-dark-light-dark runs in ratio 1:1:3:1:1 on every
-/// other row, then checks the column through each hit. zbar then scans only there.
+/// other row, then checks the column and the diagonal through each hit. zbar then
+/// scans only where three of them can be one code's corners.
 struct FinderPatternLocator {
     struct Finder: Equatable {
         var x: Int
@@ -32,7 +33,7 @@ struct FinderPatternLocator {
             let row = luma.baseAddress! + y * width
             let thresholdRow = (y >> Self.blockShift) * blocksWide
             collectRuns(row, width: width, thresholdRow: thresholdRow)
-            checkRuns(luma, width: width, height: height, y: y, thresholdRow: thresholdRow, into: &finders)
+            checkRuns(luma, width: width, height: height, y: y, into: &finders)
             y += Self.rowStep
         }
         return finders.filter { $0.hits >= 2 }
@@ -120,7 +121,7 @@ struct FinderPatternLocator {
         runCount = count
     }
 
-    private func checkRuns(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int, y: Int, thresholdRow: Int, into finders: inout [Finder]) {
+    private func checkRuns(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int, y: Int, into finders: inout [Finder]) {
         // Dark runs sit at odd indices; a window starts at a dark run and spans five.
         var index = 1
         var x = Int(runs[0])
@@ -147,7 +148,7 @@ struct FinderPatternLocator {
         let module = total
         let tolerance = total * 3 / 4 + 7
         func near(_ run: Int32, _ modules: Int32) -> Bool { abs(run * 7 - module * modules) <= tolerance * modules }
-        return near(runs.0, 1) && near(runs.1, 1) && near(runs.2, 3) && near(runs.3, 1) && near(runs.4, 1) 
+        return near(runs.0, 1) && near(runs.1, 1) && near(runs.2, 3) && near(runs.3, 1) && near(runs.4, 1)
             && runs.2 * 4 >= (runs.0 + runs.4) * 3   // an alignment pattern's centre is one module, a finder's three
     }
 
