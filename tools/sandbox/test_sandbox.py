@@ -307,6 +307,28 @@ class AdminTests(SandboxTestCase):
             self.verify(AN12196_URL)
         self.assertEqual(len(self.call("GET", "/_sandbox/requests")[1]), 7)
 
+    def test_a_request_delayed_past_a_reset_is_dropped_unserved(self):
+        url = self.tap("spare-a", counter=50)
+        self.call("POST", "/_sandbox/fault", {"path": "/scans/verify", "delay_s": 0.5})
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=0.1)
+        with self.assertRaises(TimeoutError):
+            self.call("POST", "/scans/verify", {"url": url}, connection=connection)
+        connection.close()
+        self.call("POST", "/_sandbox/reset")
+        time.sleep(0.7)
+        chips = {c["name"]: c for c in self.call("GET", "/_sandbox/chips")[1]}
+        self.assertIsNone(chips["spare-a"]["last_counter"])
+        self.assertEqual(self.verify(url)[1]["status"], "authentic")
+
+    def test_a_chunked_body_is_read_whole(self):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        body = json.dumps({"url": self.tap("spare-b")}).encode()
+        connection.request("POST", "/scans/verify", body=iter([body[:10], body[10:]]),
+                           headers={"Content-Type": "application/json"}, encode_chunked=True)
+        response = connection.getresponse()
+        self.assertEqual((response.status, json.loads(response.read())["status"]), (200, "authentic"))
+        connection.close()
+
     def test_unknown_routes_are_an_html_404_and_keep_alive_holds(self):
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
         status, body, headers = self.call("GET", "/api/v2/scans/verify", connection=connection)
