@@ -225,6 +225,8 @@ def main(argv=None) -> int:
     options = parser.parse_args(argv)
 
     Handler.sandbox = Sandbox(Catalogue.load(options.catalogue), options.window)
+    if ":" in options.host:
+        Server.address_family = socket.AF_INET6
     server = Server((options.host, options.port), Handler)
     server.verbose = options.verbose
     # A parent may launch us with signals blocked (Swift's Process does): SIGTERM must still stop us.

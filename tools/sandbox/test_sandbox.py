@@ -6,6 +6,7 @@ Run: /usr/bin/python3 -m unittest discover -s tools/sandbox
 import http.client
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -344,6 +345,40 @@ class AdminTests(SandboxTestCase):
         self.assertEqual(chips["spare-b"]["last_counter"], 77)
         self.assertIsNone(chips["spare-a"]["last_counter"])
         self.assertEqual(chips["an12196"]["uid"], "04DE5F1EACC040")
+
+
+class LifecycleTests(unittest.TestCase):
+    def launch(self, *arguments, **options):
+        process = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "sandbox.py"), *arguments],
+                                   stdout=subprocess.PIPE, text=True, **options)
+        self.addCleanup(process.stdout.close)
+        self.addCleanup(lambda: process.poll() is None and process.kill())
+        line = process.stdout.readline()
+        self.assertRegex(line, r"^LISTENING [0-9]+\n$")
+        return process, int(line.split()[1])
+
+    def test_sigterm_stops_it_even_when_the_parent_blocked_signals(self):
+        process, _ = self.launch(preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}))
+        process.terminate()
+        self.assertEqual(process.wait(timeout=5), 0)
+
+    def test_it_exits_when_stdin_closes_with_exit_with_stdin(self):
+        process, port = self.launch("--exit-with-stdin", stdin=subprocess.PIPE)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        connection.request("GET", "/_sandbox/window")
+        self.assertEqual(json.loads(connection.getresponse().read()), {"seconds": 60.0})
+        connection.close()
+        process.stdin.close()
+        self.assertEqual(process.wait(timeout=5), 0)
+
+    def test_window_option_and_ipv6_host(self):
+        process, port = self.launch("--window", "2.5", "--host", "::1")
+        connection = http.client.HTTPConnection("::1", port, timeout=5)
+        connection.request("GET", "/_sandbox/window")
+        self.assertEqual(json.loads(connection.getresponse().read()), {"seconds": 2.5})
+        connection.close()
+        process.terminate()
+        process.wait(timeout=5)
 
 
 if __name__ == "__main__":
