@@ -188,7 +188,7 @@ class Handler(BaseHTTPRequestHandler):
     def _send(self, reply: Reply):
         try:
             self.send_response(reply.status)
-            self.send_header("Content-Type", reply.content_type + ("; charset=utf-8" if reply.content_type.startswith(("text/", "application/json")) else ""))
+            self.send_header("Content-Type", reply.content_type)
             self.send_header("Content-Length", str(len(reply.body)))
             for name, value in reply.headers.items():
                 self.send_header(name, value)

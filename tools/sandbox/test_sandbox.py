@@ -296,9 +296,15 @@ class AdminTests(SandboxTestCase):
         self.assertEqual(self.call("GET", "/history/SN-00042")[0], 200)
         self.call("POST", "/_sandbox/fault", {"path": "/passport", "status": 503, "body": "<html>down</html>",
                                               "content_type": "text/html", "count": 2})
-        self.assertEqual(self.call("GET", "/passport/SN-00042")[0], 503)
+        status, body, headers = self.call("GET", "/passport/SN-00042")
+        self.assertEqual((status, body, headers["content-type"]), (503, "<html>down</html>", "text/html"))
         self.assertEqual(self.call("GET", "/passport/SN-00042")[0], 503)
         self.assertEqual(self.call("GET", "/passport/SN-00042")[0], 200)
+        self.call("POST", "/_sandbox/fault", {"path": "/claims/", "method": "GET", "status": 429, "count": 1,
+                                              "body": '{"detail":"RATE_LIMITED: x"}', "headers": {"Retry-After": "7"}})
+        self.assertEqual(self.call("POST", "/claims/complete", {}, token="t")[0], 422)
+        status, _, headers = self.call("GET", "/claims/tkt-issued", token="t")
+        self.assertEqual((status, headers["retry-after"]), (429, "7"))
         self.call("POST", "/_sandbox/fault", {"path": "/certificate", "delay_s": 0.5, "count": 1})
         started = time.monotonic()
         self.assertEqual(self.call("GET", "/certificate/SN-00042")[0], 200)
@@ -306,7 +312,7 @@ class AdminTests(SandboxTestCase):
         self.call("POST", "/_sandbox/fault", {"path": "/scans", "close": True, "count": 1})
         with self.assertRaises((http.client.RemoteDisconnected, ConnectionError)):
             self.verify(AN12196_URL)
-        self.assertEqual(len(self.call("GET", "/_sandbox/requests")[1]), 7)
+        self.assertEqual(len(self.call("GET", "/_sandbox/requests")[1]), 9)
 
     def test_a_request_delayed_past_a_reset_is_dropped_unserved(self):
         url = self.tap("spare-a", counter=50)
