@@ -12,7 +12,8 @@ services: deps
 build: deps
 	$(SWIFT) build
 
-test: services
+# The hardware tests share pcscd's two virtual readers, so tests run one at a time.
+test: services test-sandbox
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --no-parallel
 
