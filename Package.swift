@@ -13,11 +13,8 @@ let package = Package(
         .target(name: "SealTrustKit"),
 
         // NFC: PC/SC readers through pcscd.
-        .systemLibrary(
-            name: "CPCSCLite",
-            pkgConfig: "libpcsclite",
-            providers: [.apt(["libpcsclite-dev"])]
-        ),
+        // A C target rather than a system library: see Sources/CPCSCLite/include/CPCSCLite.h.
+        .target(name: "CPCSCLite", linkerSettings: [.linkedLibrary("pcsclite")]),
         .target(name: "NFCReader", dependencies: ["CPCSCLite"]),
 
         // QR: frames through libzbar.

@@ -25,6 +25,8 @@ NDEF_FILE_ID = 0xE104
 NDEF_FILE_SIZE = 256  # NTAG 424 DNA's file 2
 LONG_FILE_SIZE = 2048
 CONNECT_PATIENCE_S = 10.0
+# pcscd polls vpcd's readers every 400 ms: a tag back in the field sooner would look like it never left.
+DEFAULT_GAP_S = 0.6
 
 VPCD_POWER_OFF, VPCD_POWER_ON, VPCD_RESET, VPCD_ATR = 0, 1, 2, 4
 
@@ -203,10 +205,11 @@ class Chip:
 
 
 class VirtualTag:
-    def __init__(self, port, chips, chip_name, mode, mle, counter, report):
-        self.port, self.chips, self.report = port, chips, report
+    def __init__(self, port, chips, chip_name, mode, mle, counter, gap, report):
+        self.port, self.chips, self.gap, self.report = port, chips, gap, report
         self.lock = threading.Lock()
         self.sock = None
+        self.removed_at = 0.0
         self.chip = Chip(chips[chip_name], mode, mle, counter, report)
 
     def present(self):
@@ -214,6 +217,9 @@ class VirtualTag:
             if self.sock is not None:
                 self.report("PRESENTED already")
                 return
+            wait = self.removed_at + self.gap - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
         deadline = time.monotonic() + CONNECT_PATIENCE_S
         while True:
             try:
@@ -235,6 +241,7 @@ class VirtualTag:
     def remove(self, why="REMOVED"):
         with self.lock:
             sock, self.sock = self.sock, None
+            self.removed_at = time.monotonic()
         if sock is None:
             self.report("REMOVED already")
             return
@@ -282,6 +289,7 @@ class VirtualTag:
             if self.sock is not sock:
                 return
             self.sock = None
+            self.removed_at = time.monotonic()
         sock.close()
         self.report("DISCONNECTED")
 
@@ -364,6 +372,8 @@ def main():
     parser.add_argument("--mle", type=lambda s: int(s, 0), help="MLe in the capability container (default 256)")
     parser.add_argument("--mode", default="good", help="one of: " + ", ".join(MODES))
     parser.add_argument("--counter", type=int, default=0, help="SDMReadCtr before the first read")
+    parser.add_argument("--gap", type=float, default=DEFAULT_GAP_S,
+                        help="seconds a removed tag stays out before 'present' puts it back (pcscd must see it leave)")
     parser.add_argument("--present", action="store_true", help="present the tag at once")
     args = parser.parse_args()
     report = Report()
@@ -374,7 +384,7 @@ def main():
         mode = parse_mode(args.mode)
     except ValueError as e:
         parser.error(str(e))
-    tag = VirtualTag(args.port, chips, args.chip, mode, args.mle, args.counter, report)
+    tag = VirtualTag(args.port, chips, args.chip, mode, args.mle, args.counter, args.gap, report)
     report("READY port=%d chip=%s uid=%s mode=%s mle=%d" % (args.port, args.chip, chips[args.chip]["uid"].hex().upper(),
                                                             mode, tag.chip.mle))
     if args.present:
