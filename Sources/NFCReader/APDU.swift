@@ -28,9 +28,16 @@ struct ResponseAPDU: Equatable {
     static let success: UInt16 = 0x9000
     static let fileNotFound: UInt16 = 0x6A82
 
-    init(_ raw: [UInt8]) throws(TagReadFailure) {
-        guard raw.count >= 2 else { throw .io("the tag answered \(raw.count) byte(s), less than a status word") }
+    init(_ raw: [UInt8]) throws(TruncatedResponse) {
+        guard raw.count >= 2 else { throw TruncatedResponse(length: raw.count) }
         data = Array(raw.dropLast(2))
         statusWord = UInt16(raw[raw.count - 2]) << 8 | UInt16(raw[raw.count - 1])
     }
+}
+
+/// An answer too short to hold a status word: vpcd gives one when the tag vanished mid-exchange.
+struct TruncatedResponse: Error, CustomStringConvertible {
+    let length: Int
+
+    var description: String { "the tag answered \(length) byte(s), less than a status word" }
 }

@@ -68,13 +68,14 @@ final class ReaderWorker: Sendable {
                                     readDuration: readAt - presentation.at))
         } catch let failure as TagReadFailure {
             return .tagFailed(reader: reader, failure: failure)
+        } catch let error as PCSCError where error.cardIsGone {
+            return .tagFailed(reader: reader, failure: .removedDuringRead)
+        } catch let error as PCSCError where error.exchangeFailed {
+            return .tagFailed(reader: reader, failure: brokenExchange(error.description, since: presentation, context: context))
+        } catch let error as TruncatedResponse {
+            return .tagFailed(reader: reader, failure: brokenExchange(error.description, since: presentation, context: context))
         } catch let error as PCSCError {
-            if error.cardIsGone || (error.exchangeFailed && tagLeft(since: presentation, context: context)) {
-                return .tagFailed(reader: reader, failure: .removedDuringRead)
-            }
-            if !error.exchangeFailed {
-                context = nil  // perhaps pcscd went away: the next read starts afresh
-            }
+            context = nil  // perhaps pcscd went away: the next read starts afresh
             return .tagFailed(reader: reader, failure: .io(error.description))
         } catch {
             return .tagFailed(reader: reader, failure: .io(String(describing: error)))
@@ -89,6 +90,11 @@ final class ReaderWorker: Sendable {
         let message = try Type4Tag(transmit: { command in try card.transmit(command.bytes) }).readNDEFMessage()
         let uri = try NDEFMessage.firstURI(in: message)
         return (uri, .now)
+    }
+
+    /// An exchange that broke off is the tag leaving the field when pcscd soon sees it gone, else an I/O failure.
+    private func brokenExchange(_ detail: String, since presentation: Presentation, context: PCSCContext?) -> TagReadFailure {
+        tagLeft(since: presentation, context: context) ? .removedDuringRead : .io(detail)
     }
 
     /// Whether the tag left the field since `presentation`, waiting a little for pcscd to notice.

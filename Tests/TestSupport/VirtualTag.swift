@@ -26,6 +26,8 @@ public final class VirtualTag: Sendable {
 
     /// How long a command may take; `present` includes pcscd noticing the tag (it polls every 400 ms).
     public static let patience: Duration = .seconds(10)
+    /// pcscd polls vpcd's readers every 400 ms; vtag's own default gap between removal and presentation.
+    public static let removalNoticed: Duration = .milliseconds(600)
 
     public let readerName: String
     private let process: Process
@@ -72,9 +74,9 @@ public final class VirtualTag: Sendable {
         try await command("present", until: { $0.hasPrefix("POWERED") }, refusedBy: { $0.hasPrefix("ERROR") || $0 == "PRESENTED already" })
     }
 
-    /// Takes the tag out of the field (vtag keeps it out long enough for pcscd's poll to notice).
+    /// Takes the tag out of the field, if it is in (vtag keeps it out long enough for pcscd's poll to notice).
     public func remove() async throws {
-        try await command("remove", until: { $0 == "REMOVED" }, refusedBy: { $0 == "REMOVED already" })
+        try await command("remove", until: { $0.hasPrefix("REMOVED") })
     }
 
     public func set(chip: String) async throws {
@@ -122,6 +124,8 @@ public final class VirtualTag: Sendable {
         }
     }
 
+    /// Ends the tag (taking it out of the field) and returns once pcscd has had time to see it gone,
+    /// so that whatever runs next starts with an empty reader.
     public func stop() {
         guard process.isRunning else { return }
         try? commands.write(contentsOf: Data("quit\n".utf8))
@@ -130,8 +134,12 @@ public final class VirtualTag: Sendable {
             usleep(10_000)
         }
         if process.isRunning {
-            process.terminate()
+            // SIGKILL: children of Process inherit a mask that blocks SIGTERM.
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
+        }
+        if transcript.contains("PRESENTED") {
+            usleep(useconds_t(Self.removalNoticed.wholeMicroseconds))
         }
     }
 
@@ -174,5 +182,11 @@ public final class VirtualTag: Sendable {
     private static var vtagScript: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("tools/vtag/vtag.py")
+    }
+}
+
+private extension Duration {
+    var wholeMicroseconds: Int64 {
+        components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000
     }
 }

@@ -25,8 +25,10 @@ NDEF_FILE_ID = 0xE104
 NDEF_FILE_SIZE = 256  # NTAG 424 DNA's file 2
 LONG_FILE_SIZE = 2048
 CONNECT_PATIENCE_S = 10.0
-# pcscd polls vpcd's readers every 400 ms: a tag back in the field sooner would look like it never left.
+# pcscd polls vpcd's readers every 400 ms: a tag back in the field sooner would look like it never left,
+# whichever vtag process presents it. The last removal on each port is kept in a file for the next one.
 DEFAULT_GAP_S = 0.6
+REMOVAL_STAMP = "/tmp/vtag-%d.removed"
 
 VPCD_POWER_OFF, VPCD_POWER_ON, VPCD_RESET, VPCD_ATR = 0, 1, 2, 4
 
@@ -38,6 +40,7 @@ SW_NO_FILE_SELECTED = b"\x69\x86"
 SW_INS_NOT_SUPPORTED = b"\x6d\x00"
 SW_CLA_NOT_SUPPORTED = b"\x6e\x00"
 SW_END_OF_FILE = b"\x62\x82"
+SLOW_READ_S = 3.0
 
 MODES = {
     "good": "a URI record with a fresh SUN URL",
@@ -51,6 +54,7 @@ MODES = {
     "garbage": "bytes that are no NDEF message",
     "invalid-utf8": "a URI record whose bytes are not UTF-8",
     "remove-mid-read": "the tag leaves the field at the first READ BINARY of the NDEF file",
+    "slow-read": "the first READ BINARY of the NDEF file is answered after 3 s",
     "sw-XXXX": "READ BINARY of the NDEF file answers the status word XXXX (e.g. sw-6982)",
 }
 
@@ -106,6 +110,7 @@ class Chip:
         self.app_selected = False
         self.selected_file = None
         self.ndef_content = None  # built at the first READ BINARY after a SELECT of the NDEF file
+        self.stall = 0.0  # seconds to wait before sending the answer just computed
 
     @property
     def mle(self):
@@ -195,6 +200,8 @@ class Chip:
                 if self.mode.startswith("sw-"):
                     return bytes.fromhex(self.mode[3:])
                 self.ndef_content = self.build_ndef_file()
+                if self.mode == "slow-read":
+                    self.stall = SLOW_READ_S
             content = self.ndef_content
         else:
             return SW_NO_FILE_SELECTED
@@ -209,7 +216,6 @@ class VirtualTag:
         self.port, self.chips, self.gap, self.report = port, chips, gap, report
         self.lock = threading.Lock()
         self.sock = None
-        self.removed_at = 0.0
         self.chip = Chip(chips[chip_name], mode, mle, counter, report)
 
     def present(self):
@@ -217,7 +223,7 @@ class VirtualTag:
             if self.sock is not None:
                 self.report("PRESENTED already")
                 return
-            wait = self.removed_at + self.gap - time.monotonic()
+            wait = self.last_removal() + self.gap - time.monotonic()
         if wait > 0:
             time.sleep(wait)
         deadline = time.monotonic() + CONNECT_PATIENCE_S
@@ -241,7 +247,6 @@ class VirtualTag:
     def remove(self, why="REMOVED"):
         with self.lock:
             sock, self.sock = self.sock, None
-            self.removed_at = time.monotonic()
         if sock is None:
             self.report("REMOVED already")
             return
@@ -250,7 +255,19 @@ class VirtualTag:
         except OSError:
             pass
         sock.close()
+        self.stamp_removal()
         self.report(why)
+
+    def stamp_removal(self):
+        with open(REMOVAL_STAMP % self.port, "w") as f:
+            f.write(repr(time.monotonic()))
+
+    def last_removal(self):
+        try:
+            with open(REMOVAL_STAMP % self.port) as f:
+                return float(f.read())
+        except (OSError, ValueError):
+            return 0.0
 
     def serve(self, sock):
         """Answers vpcd until the connection ends: vpcd closed it, or the tag was removed."""
@@ -280,17 +297,20 @@ class VirtualTag:
                 response = self.chip.answer(message)
                 self.report("APDU %s -> %s" % (message.hex().upper(),
                                                "removed" if response is None else response[-2:].hex().upper()))
-                if response is not None:
-                    self.send(sock, response)
-                    continue
+                stall, self.chip.stall = self.chip.stall, 0.0
+            if response is not None:
+                if stall:
+                    time.sleep(stall)  # outside the lock: stdin commands still work meanwhile
+                self.send(sock, response)
+                continue
             self.remove("REMOVED mid-read")
             return
         with self.lock:
             if self.sock is not sock:
                 return
             self.sock = None
-            self.removed_at = time.monotonic()
         sock.close()
+        self.stamp_removal()
         self.report("DISCONNECTED")
 
     @staticmethod
