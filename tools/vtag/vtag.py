@@ -404,6 +404,7 @@ def main():
         mode = parse_mode(args.mode)
     except ValueError as e:
         parser.error(str(e))
+    sun.sun_url(chips[args.chip], 0)  # loads the crypto backend now: ~90 ms that would otherwise fall on the first tap
     tag = VirtualTag(args.port, chips, args.chip, mode, args.mle, args.counter, args.gap, report)
     report("READY port=%d chip=%s uid=%s mode=%s mle=%d" % (args.port, args.chip, chips[args.chip]["uid"].hex().upper(),
                                                             mode, tag.chip.mle))
