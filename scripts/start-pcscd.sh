@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Starts pcscd (with vsmartcard's virtual reader) when it is not running,
+# Starts pcscd (with vsmartcard's virtual reader) when no live pcscd runs,
 # and waits until pcscd lists the two virtual readers.
 set -euo pipefail
-if ! pgrep -x pcscd >/dev/null; then
-    SUDO=""
-    [ "$(id -u)" -eq 0 ] || SUDO=sudo
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+# A killed pcscd can linger as a zombie; only a live one counts.
+if ! ps -C pcscd -o stat= 2>/dev/null | grep -qv '^Z'; then
+    # A pcscd killed with SIGKILL leaves its socket behind, and a new one would not start.
+    $SUDO rm -f /run/pcscd/pcscd.comm /run/pcscd/pcscd.pid
     $SUDO pcscd
 fi
 for _ in $(seq 1 100); do
