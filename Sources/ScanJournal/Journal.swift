@@ -1,0 +1,187 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// The durable, numbered record of every event the daemon publishes.
+///
+/// JSON Lines in segment files under one directory; an event is written and
+/// `fdatasync`ed before `append` returns, so what a client received survives
+/// a crash. Retention drops whole oldest segments by total size and by age.
+public final class Journal: Sendable {
+    public let directory: String
+    public let maxBytes: Int
+    public let maxAge: TimeInterval
+    /// A new segment starts once the current one holds this many bytes.
+    public let segmentBytes: Int
+    public let recoveryNote: String?
+
+    private struct State {
+        var segments: [SegmentFile]
+        var activeDescriptor: Int32
+        var lastSeq: UInt64
+    }
+
+    private let state: Mutex<State>
+
+    public init(
+        path: String, maxBytes: Int = 268_435_456, maxAge: TimeInterval = 90 * 86_400, segmentBytes: Int? = nil
+    ) throws {
+        self.directory = path
+        self.maxBytes = max(1, maxBytes)
+        self.maxAge = maxAge
+        self.segmentBytes = segmentBytes ?? min(16 << 20, max(64 << 10, maxBytes / 8))
+        try FileCalls.makeDirectories(path)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        var firstSeqs = names.compactMap(SegmentFile.firstSeq(fromName:)).sorted()
+        if firstSeqs.isEmpty {
+            firstSeqs = [1]
+        }
+        var segments: [SegmentFile] = []
+        for firstSeq in firstSeqs.dropLast() {
+            let filePath = path + "/" + SegmentFile.name(firstSeq: firstSeq)
+            let descriptor = try FileCalls.open(filePath, O_RDONLY)
+            defer { Glibc.close(descriptor) }
+            let (bytes, modified) = try FileCalls.size(descriptor, path: filePath)
+            segments.append(SegmentFile(firstSeq: firstSeq, bytes: bytes, newestAt: modified))
+        }
+        let activeFirstSeq = firstSeqs.last!
+        let activePath = path + "/" + SegmentFile.name(firstSeq: activeFirstSeq)
+        let descriptor = try FileCalls.open(activePath, O_RDWR | O_CREAT | O_APPEND)
+        let recovered: TailRecovery
+        do {
+            recovered = try TailRecovery.repair(descriptor: descriptor, path: activePath)
+            try FileCalls.syncDirectory(path)
+        } catch {
+            Glibc.close(descriptor)
+            throw error
+        }
+        let (bytes, modified) = try FileCalls.size(descriptor, path: activePath)
+        segments.append(SegmentFile(firstSeq: activeFirstSeq, bytes: bytes, newestAt: modified))
+        self.recoveryNote = recovered.note(path: activePath)
+        self.state = Mutex(
+            State(
+                segments: segments, activeDescriptor: descriptor,
+                lastSeq: recovered.lastSeq ?? (activeFirstSeq - 1)))
+        try state.withLock { state in
+            try Journal.enforceRetention(&state, directory: path, maxBytes: self.maxBytes, maxAge: maxAge)
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    public var lastSeq: UInt64 { state.withLock { $0.lastSeq } }
+
+    /// The `seq` of the oldest event retention has kept (or the next one, when there is none).
+    public var oldestAvailableSeq: UInt64 { state.withLock { $0.segments[0].firstSeq } }
+
+    /// Adds `type`, `seq` and `at` first, then `fields`; durable before it returns.
+    public func append(type: String, fields: [(String, JSON)]) throws -> JournaledEvent {
+        try state.withLock { state throws(JournalError) -> JournaledEvent in
+            guard state.activeDescriptor >= 0 else { throw .closed }
+            if state.segments[state.segments.count - 1].bytes >= segmentBytes {
+                try startSegment(&state)
+            }
+            let seq = state.lastSeq + 1
+            let now = Timestamp.now()
+            let event = JSON.object([("type", .string(type)), ("seq", .int(Int64(seq))), ("at", .string(now.text))] + fields)
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(256)
+            event.write(into: &bytes)
+            let line = String(decoding: bytes, as: UTF8.self)
+            bytes.append(0x0A)
+            let active = state.segments.count - 1
+            let activePath = segmentPath(state.segments[active].firstSeq)
+            do throws(JournalError) {
+                try FileCalls.writeAll(state.activeDescriptor, bytes, path: activePath)
+                try FileCalls.syncData(state.activeDescriptor, path: activePath)
+            } catch {
+                try? FileCalls.truncate(state.activeDescriptor, to: state.segments[active].bytes, path: activePath)
+                throw error
+            }
+            state.lastSeq = seq
+            state.segments[active].bytes += bytes.count
+            state.segments[active].newestAt = now.seconds
+            try Journal.enforceRetention(&state, directory: directory, maxBytes: maxBytes, maxAge: maxAge)
+            return JournaledEvent(seq: seq, type: type, line: line)
+        }
+    }
+
+    /// Every event with a `seq` above `seq`, in order.
+    public func events(after seq: UInt64) throws -> [JournaledEvent] {
+        var cursor = try cursor(after: seq)
+        var events: [JournaledEvent] = []
+        while true {
+            let batch = try cursor.next()
+            if batch.isEmpty { return events }
+            events += batch
+        }
+    }
+
+    /// A reader of the events after `seq`, batch by batch, that keeps up with appends.
+    ///
+    /// Throws `notAvailable` when retention already removed events after `seq`.
+    public func cursor(after seq: UInt64) throws -> JournalCursor {
+        try state.withLock { state throws(JournalError) -> JournalCursor in
+            let since = min(seq, state.lastSeq)
+            let oldest = state.segments[0].firstSeq
+            guard since + 1 >= oldest else { throw .notAvailable(since: seq, oldestAvailable: oldest) }
+            let segment = state.segments.last { $0.firstSeq <= since + 1 } ?? state.segments[0]
+            return JournalCursor(journal: self, segmentFirstSeq: segment.firstSeq, position: since)
+        }
+    }
+
+    /// Stops appends; later calls of `append` throw `closed`.
+    public func close() {
+        state.withLock { state in
+            if state.activeDescriptor >= 0 {
+                Glibc.close(state.activeDescriptor)
+                state.activeDescriptor = -1
+            }
+        }
+    }
+
+    func segmentPath(_ firstSeq: UInt64) -> String {
+        directory + "/" + SegmentFile.name(firstSeq: firstSeq)
+    }
+
+    /// The first seqs of the segments now on disk, oldest first.
+    func segmentFirstSeqs() -> [UInt64] {
+        state.withLock { $0.segments.map(\.firstSeq) }
+    }
+
+    private func startSegment(_ state: inout State) throws(JournalError) {
+        let firstSeq = state.lastSeq + 1
+        let path = segmentPath(firstSeq)
+        let descriptor = try FileCalls.open(path, O_RDWR | O_CREAT | O_APPEND)
+        do throws(JournalError) {
+            try FileCalls.syncDirectory(directory)
+        } catch {
+            Glibc.close(descriptor)
+            throw error
+        }
+        Glibc.close(state.activeDescriptor)
+        state.activeDescriptor = descriptor
+        state.segments.append(SegmentFile(firstSeq: firstSeq, bytes: 0, newestAt: Timestamp.now().seconds))
+    }
+
+    /// Drops whole oldest segments, never the one being written.
+    private static func enforceRetention(
+        _ state: inout State, directory: String, maxBytes: Int, maxAge: TimeInterval
+    ) throws(JournalError) {
+        let oldestAllowed = Timestamp.now().seconds - maxAge
+        var total = state.segments.reduce(0) { $0 + $1.bytes }
+        var removed = false
+        while state.segments.count > 1, total > maxBytes || state.segments[0].newestAt < oldestAllowed {
+            let path = directory + "/" + SegmentFile.name(firstSeq: state.segments[0].firstSeq)
+            guard unlink(path) == 0 || errno == ENOENT else {
+                throw .system(operation: "unlink", path: path, errno: errno)
+            }
+            total -= state.segments[0].bytes
+            state.segments.removeFirst()
+            removed = true
+        }
+        if removed { try FileCalls.syncDirectory(directory) }
+    }
+}

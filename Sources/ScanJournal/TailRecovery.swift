@@ -1,0 +1,56 @@
+import Glibc
+
+/// Repairs the end of the segment being written after a crash.
+///
+/// A crash mid-write leaves a partial line with no newline (or a tail of
+/// zeros); a line that ends but does not parse is as torn. Both are cut away,
+/// so the journal ends on its last whole event.
+struct TailRecovery {
+    var lastSeq: UInt64?
+    var removedBytes = 0
+    var removedLines = 0
+
+    func note(path: String) -> String? {
+        guard removedBytes > 0 else { return nil }
+        let lines = removedLines == 1 ? "1 torn record" : "\(removedLines) torn records"
+        return "journal: removed \(lines) (\(removedBytes) bytes) at the end of \(path)"
+    }
+
+    static func repair(descriptor: Int32, path: String) throws(JournalError) -> TailRecovery {
+        var recovery = TailRecovery()
+        var size = try FileCalls.size(descriptor, path: path).bytes
+        while size > 0 {
+            let lastByte = try FileCalls.readAt(descriptor, offset: size - 1, count: 1, path: path)
+            let lineEnd = lastByte == [0x0A] ? size - 1 : size
+            let lineStart = try startOfLine(before: lineEnd, descriptor: descriptor, path: path)
+            if lineEnd < size {
+                let bytes = try FileCalls.readAt(descriptor, offset: lineStart, count: lineEnd - lineStart, path: path)
+                if let event = JournaledEvent(line: String(decoding: bytes, as: UTF8.self)) {
+                    recovery.lastSeq = event.seq
+                    break
+                }
+            }
+            recovery.removedBytes += size - lineStart
+            recovery.removedLines += 1
+            size = lineStart
+        }
+        if recovery.removedBytes > 0 {
+            try FileCalls.truncate(descriptor, to: size, path: path)
+            try FileCalls.syncData(descriptor, path: path)
+        }
+        return recovery
+    }
+
+    /// The offset just after the newline that precedes `end` (0 when there is none).
+    private static func startOfLine(before end: Int, descriptor: Int32, path: String) throws(JournalError) -> Int {
+        let chunk = 65_536
+        var upper = end
+        while upper > 0 {
+            let lower = max(0, upper - chunk)
+            let bytes = try FileCalls.readAt(descriptor, offset: lower, count: upper - lower, path: path)
+            if let newline = bytes.lastIndex(of: 0x0A) { return lower + newline + 1 }
+            upper = lower
+        }
+        return 0
+    }
+}
