@@ -32,6 +32,8 @@ let package = Package(
         .target(name: "ScanJournal"),
         .target(name: "VerdictSocket", dependencies: ["ScanJournal"]),
         .target(name: "SystemdSupport"),
+        // A stand-in service that drives SystemdSupport, for its tests.
+        .executableTarget(name: "notify-probe", dependencies: ["SystemdSupport"]),
         .target(
             name: "ScanPipeline",
             dependencies: ["SealTrustKit", "NFCReader", "QRScanner", "ScanJournal", "VerdictSocket"]
@@ -49,7 +51,8 @@ let package = Package(
         .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "TestSupport"]),
         .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "TestSupport"]),
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "TestSupport"]),
-        .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"]),
+        .target(name: "SystemdTestSupport", path: "Tests/SystemdTestSupport"),
+        .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport", "SystemdTestSupport", "notify-probe"]),
         .testTarget(name: "DaemonTests", dependencies: ["ScanPipeline", "SealTrustKit", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The listening sockets systemd passes to a socket-activated service, from descriptor 3 on.
+public enum SocketActivation {
+    /// The first descriptor systemd passes (SD_LISTEN_FDS_START).
+    public static let firstDescriptor: Int32 = 3
+
+    /// The passed descriptors, or none when they were not meant for this process or could not be taken.
+    public static func listeningDescriptors() -> [Int32] {
+        (try? takeDescriptors().get()) ?? []
+    }
+
+    /// Takes the passed descriptors: marks them close-on-exec and clears the variables, so no child believes they are its own.
+    public static func takeDescriptors() -> Result<[Int32], SystemdError> {
+        let pid = environmentValue("LISTEN_PID")
+        let count = environmentValue("LISTEN_FDS")
+        for name in ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] { unsetenv(name) }
+        guard let pid, Int32(pid) == getpid() else { return .success([]) }
+        guard let count, let number = Int32(count), number >= 0, number <= Int32.max - firstDescriptor else {
+            return .failure(SystemdError(operation: "LISTEN_FDS \(count ?? "")", errno: EINVAL))
+        }
+        let descriptors = Array(firstDescriptor..<(firstDescriptor + number))
+        for descriptor in descriptors {
+            let flags = fcntl(descriptor, F_GETFD)
+            guard flags >= 0, fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) >= 0 else {
+                return .failure(.last("fcntl \(descriptor)"))
+            }
+        }
+        return .success(descriptors)
+    }
+}

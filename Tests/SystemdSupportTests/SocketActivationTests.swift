@@ -1,0 +1,35 @@
+import SystemdSupport
+import SystemdTestSupport
+import Testing
+
+/// A listening socket handed over as fd 3, as the socket unit does, reaches the service and its clients.
+@Suite struct SocketActivationTests {
+    let probe = builtProduct("notify-probe")
+
+    @Test func passedSocketIsTakenAndAClientGetsTheHello() throws {
+        let listening = try ListeningSocket()
+        let listener = try NotifyListener(form: .path)
+        let process = try SupervisedProcess(executable: probe, notify: listener, passing: listening)
+
+        let ready = try #require(listener.receive(timeout: .seconds(10)))
+        #expect(ready.assignments["STATUS"] == "probe listening on 1 socket(s)")
+        let hello = try #require(try listening.connectAndReadLine(timeout: .seconds(10)))
+        #expect(hello == "{\"type\":\"hello\",\"pid\":\(process.pid)}")
+        #expect(process.waitForExit(timeout: .seconds(10)) == 0)
+
+        let output = process.standardOutput
+        #expect(output.contains("listen: 3\n"))
+        // Close-on-exec and cleared variables: a program the service starts must not take the socket for its own.
+        #expect(output.contains("cloexec 3: true\n"))
+        #expect(output.contains("listen environment left: none\n"))
+    }
+
+    @Test func descriptorsMeantForAnotherProcessAreLeftAlone() throws {
+        let process = try SupervisedProcess(
+            executable: probe, environment: ["LISTEN_PID": "1", "LISTEN_FDS": "1"]
+        )
+        #expect(process.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(process.standardOutput.contains("listen: none\n"))
+        #expect(process.standardOutput.contains("listen environment left: none\n"))
+    }
+}
