@@ -53,7 +53,10 @@ let package = Package(
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "TestSupport"]),
         .target(name: "SystemdTestSupport", path: "Tests/SystemdTestSupport"),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport", "SystemdTestSupport", "notify-probe"]),
-        .testTarget(name: "DaemonTests", dependencies: ["ScanPipeline", "SealTrustKit", "TestSupport"]),
+        .testTarget(
+            name: "DaemonTests",
+            dependencies: ["ScanPipeline", "ScanJournal", "SealTrustKit", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
