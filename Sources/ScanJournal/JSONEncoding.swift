@@ -7,11 +7,12 @@ extension JSON {
     public func encoded() -> String {
         var output: [UInt8] = []
         output.reserveCapacity(128)
-        write(into: &output)
+        encoded(into: &output)
         return String(decoding: output, as: UTF8.self)
     }
 
-    func write(into output: inout [UInt8]) {
+    /// Appends the compact encoding to `output`: what a server sends without making a String first.
+    public func encoded(into output: inout [UInt8]) {
         switch self {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
@@ -29,7 +30,7 @@ extension JSON {
             output.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                item.write(into: &output)
+                item.encoded(into: &output)
             }
             output.append(UInt8(ascii: "]"))
         case .object(let members):
@@ -38,7 +39,7 @@ extension JSON {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 JSON.writeString(key, into: &output)
                 output.append(UInt8(ascii: ":"))
-                value.write(into: &output)
+                value.encoded(into: &output)
             }
             output.append(UInt8(ascii: "}"))
         }

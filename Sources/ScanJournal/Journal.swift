@@ -88,7 +88,7 @@ public final class Journal: Sendable {
             let event = JSON.object([("type", .string(type)), ("seq", .int(Int64(seq))), ("at", .string(now.text))] + fields)
             var bytes: [UInt8] = []
             bytes.reserveCapacity(256)
-            event.write(into: &bytes)
+            event.encoded(into: &bytes)
             let line = String(decoding: bytes, as: UTF8.self)
             bytes.append(0x0A)
             let active = state.segments.count - 1

@@ -1,0 +1,54 @@
+import ScanJournal
+
+/// One subscriber's state on the server thread: what it sent, what waits to go out, what it watches.
+final class ClientConnection {
+    let id: ClientID
+    let descriptor: Int32
+    var input: [UInt8] = []
+    /// Where the next newline search starts in `input` (the bytes before it hold none).
+    var inputScanned = 0
+    private var output: [UInt8] = []
+    private var outputStart = 0
+    /// nil: every type (a new connection's subscription).
+    var watched: Set<String>?
+    /// Live events up to this seq already went out through a replay.
+    var liveThreshold: UInt64 = 0
+    var replay: Replay?
+    var isClosed = false
+
+    struct Replay {
+        var cursor: JournalCursor
+        let requestID: JSON
+    }
+
+    init(id: ClientID, descriptor: Int32) {
+        self.id = id
+        self.descriptor = descriptor
+    }
+
+    var queuedBytes: Int { output.count - outputStart }
+
+    func queue(_ bytes: [UInt8]) {
+        output.append(contentsOf: bytes)
+    }
+
+    /// Sends what the kernel takes now; false when the connection is broken.
+    func flush() -> Bool {
+        while queuedBytes > 0 {
+            let sent = output.withUnsafeBytes { raw in
+                UnixSocket.send(descriptor, UnsafeRawBufferPointer(rebasing: raw[outputStart...]))
+            }
+            guard let sent else { return false }
+            if sent == 0 { break }
+            outputStart += sent
+        }
+        if outputStart == output.count {
+            output.removeAll(keepingCapacity: output.capacity <= 65_536)
+            outputStart = 0
+        } else if outputStart > 65_536 && outputStart > output.count / 2 {
+            output.removeSubrange(0..<outputStart)
+            outputStart = 0
+        }
+        return true
+    }
+}

@@ -1,0 +1,252 @@
+import Glibc
+import ScanJournal
+
+/// The server thread: one poll(2) loop over the listening socket, the mailbox and every client.
+/// All client state lives here, so publish and replay are ordered without locks.
+final class ServerLoop {
+    static let maximumLineBytes = 65_536
+
+    private let listenDescriptor: Int32
+    private let mailbox: ServerMailbox
+    private let configuration: VerdictServerConfiguration
+    private let journal: Journal
+    private let delegate: any VerdictServerDelegate
+    private var clients: [Int32: ClientConnection] = [:]
+    private var nextClientNumber: UInt64 = 1
+    private var acceptPaused = false
+    private var scratch = [UInt8](repeating: 0, count: 65_536)
+    /// Below this much pending output, a replaying client gets its next batch from the journal.
+    private let replayLowWater: Int
+
+    init(
+        listenDescriptor: Int32, mailbox: ServerMailbox, configuration: VerdictServerConfiguration, journal: Journal,
+        delegate: any VerdictServerDelegate
+    ) {
+        self.listenDescriptor = listenDescriptor
+        self.mailbox = mailbox
+        self.configuration = configuration
+        self.journal = journal
+        self.delegate = delegate
+        self.replayLowWater = max(4_096, min(262_144, configuration.clientQueueBytes / 4))
+    }
+
+    func run() {
+        var descriptors: [pollfd] = []
+        var order: [Int32] = []
+        while true {
+            descriptors.removeAll(keepingCapacity: true)
+            order.removeAll(keepingCapacity: true)
+            descriptors.append(pollfd(fd: mailbox.wakeDescriptor, events: Int16(POLLIN), revents: 0))
+            descriptors.append(pollfd(fd: acceptPaused ? -1 : listenDescriptor, events: Int16(POLLIN), revents: 0))
+            var replayWaiting = false
+            for (descriptor, client) in clients {
+                var events = Int16(POLLIN)
+                if client.queuedBytes > 0 { events |= Int16(POLLOUT) }
+                if client.replay != nil && client.queuedBytes < replayLowWater { replayWaiting = true }
+                descriptors.append(pollfd(fd: descriptor, events: events, revents: 0))
+                order.append(descriptor)
+            }
+            let timeout: Int32 = replayWaiting ? 0 : (acceptPaused ? 100 : -1)
+            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+            if ready < 0 && errno != EINTR { break }
+            acceptPaused = false
+
+            let letters = mailbox.take()
+            if letters.stopping { break }
+            for (event, requester) in letters.events { deliver(event, requester: requester) }
+
+            for (index, descriptor) in order.enumerated() {
+                let revents = Int32(descriptors[index + 2].revents)
+                guard revents != 0, let client = clients[descriptor] else { continue }
+                if revents & (POLLIN | POLLHUP | POLLERR) != 0 {
+                    receive(from: client)
+                }
+                if !client.isClosed && revents & POLLOUT != 0 && !client.flush() {
+                    disconnect(client)
+                }
+            }
+            if descriptors[1].revents != 0 { acceptClients() }
+            for client in Array(clients.values) where client.replay != nil {
+                continueReplay(client)
+            }
+        }
+        for client in Array(clients.values) { disconnect(client) }
+    }
+
+    // MARK: Events
+
+    private func deliver(_ event: JournaledEvent, requester: ClientID?) {
+        var bytes = Array(event.line.utf8)
+        bytes.append(0x0A)
+        for client in Array(clients.values) {
+            guard client.replay == nil, event.seq > client.liveThreshold else { continue }
+            guard client.id == requester || client.watched?.contains(event.type) ?? true else { continue }
+            send(bytes, to: client)
+        }
+    }
+
+    /// Queues and sends at once what the kernel takes; a client whose queue would pass its bound is dropped.
+    private func send(_ bytes: [UInt8], to client: ClientConnection) {
+        guard !client.isClosed else { return }
+        guard client.queuedBytes + bytes.count <= configuration.clientQueueBytes else {
+            disconnect(client)
+            return
+        }
+        let wasIdle = client.queuedBytes == 0
+        client.queue(bytes)
+        if wasIdle && !client.flush() { disconnect(client) }
+    }
+
+    private func send(_ message: JSON, to client: ClientConnection) {
+        var bytes: [UInt8] = []
+        message.encoded(into: &bytes)
+        bytes.append(0x0A)
+        send(bytes, to: client)
+    }
+
+    private func sendError(_ code: String, _ detail: String, id: JSON, to client: ClientConnection) {
+        send(.object([("type", "error"), ("id", id), ("code", .string(code)), ("detail", .string(detail))]), to: client)
+    }
+
+    // MARK: Connections
+
+    private func acceptClients() {
+        for _ in 0..<64 {
+            let descriptor = accept(listenDescriptor, nil, nil)
+            if descriptor < 0 {
+                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM { acceptPaused = true }
+                return
+            }
+            guard (try? UnixSocket.setNonBlocking(descriptor)) != nil else {
+                close(descriptor)
+                continue
+            }
+            let client = ClientConnection(id: ClientID(rawValue: nextClientNumber), descriptor: descriptor)
+            nextClientNumber += 1
+            guard clients.count < configuration.maxClients else {
+                sendError("not_available", "too many clients", id: .null, to: client)
+                close(descriptor)
+                continue
+            }
+            clients[descriptor] = client
+            mailbox.clientCount.store(clients.count, ordering: .relaxed)
+            send(.object([("type", "hello"), ("protocol", 1)] + delegate.helloFields()), to: client)
+        }
+    }
+
+    private func disconnect(_ client: ClientConnection) {
+        guard !client.isClosed else { return }
+        client.isClosed = true
+        close(client.descriptor)
+        clients[client.descriptor] = nil
+        mailbox.clientCount.store(clients.count, ordering: .relaxed)
+    }
+
+    private func receive(from client: ClientConnection) {
+        for _ in 0..<4 {
+            let count = scratch.withUnsafeMutableBytes { raw in
+                recv(client.descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                if errno != EAGAIN { disconnect(client) }
+                return
+            }
+            if count == 0 {
+                disconnect(client)
+                return
+            }
+            client.input.append(contentsOf: scratch[0..<count])
+            handleLines(of: client)
+            if client.isClosed || count < scratch.count { return }
+        }
+    }
+
+    private func handleLines(of client: ClientConnection) {
+        var lineStart = 0
+        while !client.isClosed, let newline = client.input[client.inputScanned...].firstIndex(of: 0x0A) {
+            let line = client.input[lineStart..<newline]
+            lineStart = newline + 1
+            client.inputScanned = lineStart
+            guard line.count <= ServerLoop.maximumLineBytes else {
+                refuseLongLine(from: client)
+                return
+            }
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            handle(line, from: client)
+        }
+        guard !client.isClosed else { return }
+        client.input.removeSubrange(0..<lineStart)
+        client.inputScanned = client.input.count
+        if client.input.count > ServerLoop.maximumLineBytes { refuseLongLine(from: client) }
+    }
+
+    private func refuseLongLine(from client: ClientConnection) {
+        sendError("line_too_long", "a line may hold at most 65536 bytes", id: .null, to: client)
+        disconnect(client)
+    }
+
+    // MARK: Commands
+
+    private func handle(_ line: ArraySlice<UInt8>, from client: ClientConnection) {
+        let command: ClientCommand
+        do {
+            command = try ClientCommand.read(line)
+        } catch {
+            sendError(error.code, error.detail, id: error.id, to: client)
+            return
+        }
+        switch command.action {
+        case .watch(let types):
+            client.watched = types
+            send(.object([("type", "ack"), ("id", command.id)]), to: client)
+        case .verify(let raw, let requestID):
+            delegate.verify(raw: raw, requestID: requestID, from: client.id)
+        case .status:
+            send(statusAnswer(id: command.id), to: client)
+        case .replay(let since):
+            do {
+                client.replay = ClientConnection.Replay(cursor: try journal.cursor(after: since), requestID: command.id)
+                continueReplay(client)
+            } catch {
+                sendError("not_available", "\(error)", id: command.id, to: client)
+            }
+        }
+    }
+
+    private func statusAnswer(id: JSON) -> JSON {
+        var fields = delegate.statusFields()
+        let clientsField = ("clients", JSON.int(Int64(clients.count)))
+        if let lastSeqIndex = fields.firstIndex(where: { $0.0 == "last_seq" }) {
+            fields.insert(clientsField, at: lastSeqIndex)
+        } else {
+            fields.append(clientsField)
+        }
+        return .object([("type", "status"), ("id", id)] + fields)
+    }
+
+    /// Feeds a replaying client from the journal while its queue has room; once
+    /// caught up, it goes live from the last seq it was sent, so nothing is lost or doubled.
+    private func continueReplay(_ client: ClientConnection) {
+        while !client.isClosed, var replay = client.replay, client.queuedBytes < replayLowWater {
+            do {
+                let batch = try replay.cursor.next(maxBytes: replayLowWater / 2)
+                if batch.isEmpty {
+                    client.liveThreshold = replay.cursor.position
+                    client.replay = nil
+                    return
+                }
+                client.replay = replay
+                for event in batch {
+                    var bytes = Array(event.line.utf8)
+                    bytes.append(0x0A)
+                    send(bytes, to: client)
+                }
+            } catch {
+                client.liveThreshold = replay.cursor.position
+                client.replay = nil
+                sendError("not_available", "\(error)", id: replay.requestID, to: client)
+            }
+        }
+    }
+}

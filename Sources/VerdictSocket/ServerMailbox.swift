@@ -1,0 +1,65 @@
+import Glibc
+import ScanJournal
+import Synchronization
+
+/// What other threads hand to the server thread: events to publish and the order to stop.
+/// A self-pipe wakes the thread's poll.
+final class ServerMailbox: Sendable {
+    struct Letters {
+        var events: [(JournaledEvent, ClientID?)] = []
+        var stopping = false
+    }
+
+    let wakeDescriptor: Int32
+    private let wakeWriter: Int32
+    let clientCount = Atomic<Int>(0)
+    private let letters = Mutex(Letters())
+
+    init() throws(VerdictServerError) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw .system(operation: "pipe", path: "", errno: errno) }
+        wakeDescriptor = ends[0]
+        wakeWriter = ends[1]
+        do {
+            try UnixSocket.setNonBlocking(ends[0])
+            try UnixSocket.setNonBlocking(ends[1])
+        } catch {
+            close(ends[0])
+            close(ends[1])
+            throw error
+        }
+    }
+
+    deinit {
+        close(wakeDescriptor)
+        close(wakeWriter)
+    }
+
+    func post(_ event: JournaledEvent, requester: ClientID?) {
+        let wasEmpty = letters.withLock { letters in
+            letters.events.append((event, requester))
+            return letters.events.count == 1
+        }
+        if wasEmpty { wake() }
+    }
+
+    func postStop() {
+        letters.withLock { $0.stopping = true }
+        wake()
+    }
+
+    func take() -> Letters {
+        var drained = [UInt8](repeating: 0, count: 256)
+        while read(wakeDescriptor, &drained, drained.count) == drained.count {}
+        return letters.withLock { letters in
+            let taken = letters
+            letters.events.removeAll(keepingCapacity: true)
+            return taken
+        }
+    }
+
+    private func wake() {
+        var one: UInt8 = 1
+        _ = write(wakeWriter, &one, 1)
+    }
+}

@@ -1,0 +1,79 @@
+import Dispatch
+import Foundation
+import Glibc
+import ScanJournal
+import Synchronization
+
+/// The verdict socket of protocol 1: a non-blocking Unix stream server on a thread of its own.
+public final class VerdictServer: Sendable {
+    public let configuration: VerdictServerConfiguration
+    private let journal: Journal
+
+    private struct Running {
+        let listenDescriptor: Int32
+        let mailbox: ServerMailbox
+        let finished: DispatchSemaphore
+    }
+
+    private let running = Mutex<Running?>(nil)
+
+    public init(configuration: VerdictServerConfiguration, journal: Journal) {
+        self.configuration = configuration
+        self.journal = journal
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Listens (a stale socket file is replaced, a live one refused, the file made 0660) and serves until `stop`.
+    public func start(delegate: any VerdictServerDelegate) throws {
+        try running.withLock { running throws(VerdictServerError) in
+            guard running == nil else { throw .alreadyStarted }
+            let mailbox = try ServerMailbox()
+            let listenDescriptor: Int32
+            if let inherited = configuration.inheritedDescriptor {
+                try UnixSocket.setNonBlocking(inherited)
+                listenDescriptor = inherited
+            } else {
+                listenDescriptor = try UnixSocket.listen(path: configuration.path)
+            }
+            let finished = DispatchSemaphore(value: 0)
+            let configuration = configuration
+            let journal = journal
+            let thread = Thread {
+                ServerLoop(
+                    listenDescriptor: listenDescriptor, mailbox: mailbox, configuration: configuration,
+                    journal: journal, delegate: delegate
+                ).run()
+                finished.signal()
+            }
+            thread.name = "verdict-socket"
+            thread.start()
+            running = Running(listenDescriptor: listenDescriptor, mailbox: mailbox, finished: finished)
+        }
+    }
+
+    /// Call after the journal made `event` durable. `requester` gets it whatever its `watch` says.
+    public func publish(_ event: JournaledEvent, requester: ClientID? = nil) {
+        running.withLock { $0 }?.mailbox.post(event, requester: requester)
+    }
+
+    public var clientCount: Int {
+        running.withLock { $0 }?.mailbox.clientCount.load(ordering: .relaxed) ?? 0
+    }
+
+    /// Closes every client and the listening socket; removes the socket file unless it was inherited.
+    public func stop() {
+        guard let stopped = running.withLock({ running -> Running? in
+            defer { running = nil }
+            return running
+        }) else { return }
+        stopped.mailbox.postStop()
+        stopped.finished.wait()
+        close(stopped.listenDescriptor)
+        if configuration.inheritedDescriptor == nil {
+            unlink(configuration.path)
+        }
+    }
+}
