@@ -1,0 +1,102 @@
+#!/bin/sh
+# Installs or uninstalls sealtrust-scand on a station; called by `make install` / `make uninstall` (mk/system.mk),
+# which pass every directory in the environment. A manifest records each installed file with its checksum, so
+# uninstall removes exactly what install put there and keeps what the operator changed since (configuration, token).
+set -eu
+cd "$(dirname "$0")/.."
+
+: "${DESTDIR=}" "${PREFIX:=/usr/local}" "${BINDIR:=$PREFIX/bin}" "${MANDIR:=$PREFIX/share/man}" "${SYSCONFDIR:=/etc}"
+: "${UNITDIR:=$PREFIX/lib/systemd/system}" "${SYSUSERSDIR:=$PREFIX/lib/sysusers.d}" "${UDEVRULESDIR:=/etc/udev/rules.d}"
+: "${MODPROBEDIR:=/etc/modprobe.d}" "${MODULESLOADDIR:=/etc/modules-load.d}" "${POLKITRULESDIR:=/etc/polkit-1/rules.d}"
+CONFDIR="$SYSCONFDIR/sealtrust-scand"
+MANIFEST="$PREFIX/share/sealtrust-scand/installed-files"
+
+say() { printf '%s\n' "$*"; }
+checksum() { sha256sum "$1" | cut -d' ' -f1; }
+
+# put MODE SOURCE TARGET: installs one file and records it.
+put() {
+    install -D -m "$1" "$2" "$DESTDIR$3"
+    say "$3 $(checksum "$DESTDIR$3")" >> "$new_manifest"
+    say "installed $3"
+}
+
+install_files() {
+    : "${PRODUCTS_DIR:?PRODUCTS_DIR must name the directory of the built binaries}"
+    for binary in sealtrust-scand sealtrust-scanctl; do
+        [ -x "$PRODUCTS_DIR/$binary" ] || { say "install: $PRODUCTS_DIR/$binary is missing: build it first (make install builds it)" >&2; exit 1; }
+    done
+    new_manifest=$(mktemp)
+    trap 'rm -f "$new_manifest" "$new_manifest.unit"' EXIT
+
+    put 0755 "$PRODUCTS_DIR/sealtrust-scand" "$BINDIR/sealtrust-scand"
+    put 0755 "$PRODUCTS_DIR/sealtrust-scanctl" "$BINDIR/sealtrust-scanctl"
+    for unit in sealtrust-scand.service sealtrust-scand.socket; do
+        sed "s|^ExecStart=/usr/local/bin/|ExecStart=$BINDIR/|" "systemd/$unit" > "$new_manifest.unit"
+        put 0644 "$new_manifest.unit" "$UNITDIR/$unit"
+    done
+    put 0644 packaging/sysusers.d/sealtrust-scand.conf "$SYSUSERSDIR/sealtrust-scand.conf"
+    put 0644 udev/70-sealtrust-scand.rules "$UDEVRULESDIR/70-sealtrust-scand.rules"
+    put 0644 packaging/modprobe.d/sealtrust-scand-blacklist.conf "$MODPROBEDIR/sealtrust-scand-blacklist.conf"
+    put 0644 packaging/modules-load.d/sealtrust-scand.conf "$MODULESLOADDIR/sealtrust-scand.conf"
+    put 0644 packaging/polkit/50-sealtrust-scand.rules "$POLKITRULESDIR/50-sealtrust-scand.rules"
+    put 0644 man/sealtrust-scand.8 "$MANDIR/man8/sealtrust-scand.8"
+    put 0644 man/sealtrust-scanctl.1 "$MANDIR/man1/sealtrust-scanctl.1"
+    put 0644 packaging/scand.conf.example "$PREFIX/share/sealtrust-scand/scand.conf.example"
+    # The operator's own configuration and token are never overwritten.
+    if [ -e "$DESTDIR$CONFDIR/scand.conf" ]; then
+        say "kept $CONFDIR/scand.conf"
+    else
+        put 0644 packaging/scand.conf.example "$CONFDIR/scand.conf"
+    fi
+    if [ -e "$DESTDIR$CONFDIR/token" ]; then
+        say "kept $CONFDIR/token"
+    else
+        # LoadCredential= fails the unit when its file is missing; an empty token means no token.
+        : > "$new_manifest.unit"
+        put 0600 "$new_manifest.unit" "$CONFDIR/token"
+    fi
+
+    # A re-install keeps the entries of files it did not install again this time (a kept configuration).
+    if [ -f "$DESTDIR$MANIFEST" ]; then
+        awk 'NR == FNR { fresh[$1] = 1; next } !($1 in fresh)' "$new_manifest" "$DESTDIR$MANIFEST" > "$new_manifest.unit"
+        cat "$new_manifest.unit" >> "$new_manifest"
+    fi
+    install -D -m 0644 "$new_manifest" "$DESTDIR$MANIFEST"
+
+    if [ -z "$DESTDIR" ]; then
+        systemd-sysusers "$SYSUSERSDIR/sealtrust-scand.conf" || say "systemd-sysusers failed: create the user with it before starting"
+        if [ -d /run/systemd/system ]; then
+            systemctl daemon-reload
+            udevadm control --reload || true
+        fi
+        say "next: systemctl enable --now sealtrust-scand.socket sealtrust-scand.service"
+    fi
+}
+
+uninstall_files() {
+    [ -f "$DESTDIR$MANIFEST" ] || { say "uninstall: no manifest at $DESTDIR$MANIFEST: nothing was installed there" >&2; exit 1; }
+    while read -r path sum; do
+        if [ ! -e "$DESTDIR$path" ]; then
+            say "already gone $path"
+        elif [ "$(checksum "$DESTDIR$path")" = "$sum" ]; then
+            rm -f "$DESTDIR$path"
+            say "removed $path"
+        else
+            say "kept $path (changed since install)"
+        fi
+    done < "$DESTDIR$MANIFEST"
+    rm -f "$DESTDIR$MANIFEST"
+    for directory in "$PREFIX/share/sealtrust-scand" "$CONFDIR"; do
+        rmdir "$DESTDIR$directory" 2>/dev/null || true
+    done
+    if [ -z "$DESTDIR" ] && [ -d /run/systemd/system ]; then
+        systemctl daemon-reload
+    fi
+}
+
+case "${1:-}" in
+    install) install_files ;;
+    uninstall) uninstall_files ;;
+    *) say "usage: $0 install|uninstall" >&2; exit 2 ;;
+esac
