@@ -1,1 +1,0 @@
-// Shared launchers for tests.

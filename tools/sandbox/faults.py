@@ -1,0 +1,69 @@
+"""Faults tests inject by path prefix: a delay, a replaced answer, or a dropped connection."""
+
+import threading
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Fault:
+    path: str
+    delay_s: float = 0.0
+    status: int | None = None
+    body: str = ""
+    content_type: str = "application/json"
+    headers: dict = field(default_factory=dict)
+    close: bool = False          # drop the connection without answering
+    method: str | None = None    # only requests with this method; any when None
+    remaining: int | None = None  # None: until reset
+
+    @classmethod
+    def from_json(cls, spec: dict) -> "Fault":
+        if not isinstance(spec.get("path"), str) or not spec["path"].startswith("/"):
+            raise ValueError("path must be a string starting with /")
+        count = spec.get("count")
+        if count is not None and (not isinstance(count, int) or count < 1):
+            raise ValueError("count must be a positive integer")
+        status = spec.get("status")
+        if status is not None and (not isinstance(status, int) or not 100 <= status <= 599):
+            raise ValueError("status must be an HTTP status code")
+        headers = spec.get("headers") or {}
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+            raise ValueError("headers must map strings to strings")
+        return cls(
+            path=spec["path"],
+            delay_s=float(spec.get("delay_s") or 0.0),
+            status=status,
+            body=spec.get("body") or "",
+            content_type=spec.get("content_type") or "application/json",
+            headers=headers,
+            close=bool(spec.get("close", False)),
+            method=spec.get("method"),
+            remaining=count,
+        )
+
+
+class Faults:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._faults = []
+
+    def add(self, fault: Fault):
+        with self._lock:
+            self._faults.append(fault)
+
+    def clear(self):
+        with self._lock:
+            self._faults.clear()
+
+    def take(self, method: str, path: str):
+        """The first fault (in the order added) for this request, used up by one."""
+        with self._lock:
+            for fault in self._faults:
+                if not path.startswith(fault.path) or (fault.method and fault.method != method):
+                    continue
+                if fault.remaining is not None:
+                    fault.remaining -= 1
+                    if fault.remaining == 0:
+                        self._faults.remove(fault)
+                return fault
+        return None
