@@ -24,7 +24,6 @@ public final class ScanPipeline: VerdictServerDelegate {
 
     private let recorder: EventRecorder
     private let journal: Journal
-    private let server: VerdictServer
     private let logger: Logger
     private let tokens: TokenStore
     private let sources = SourceRegistry()
@@ -39,7 +38,6 @@ public final class ScanPipeline: VerdictServerDelegate {
     public init(options: DaemonOptions, journal: Journal, server: VerdictServer, logger: Logger, tokens: TokenStore,
                 onStatusChange: @escaping @Sendable (String) -> Void) {
         self.journal = journal
-        self.server = server
         self.logger = logger
         self.tokens = tokens
         self.onStatusChange = onStatusChange
@@ -251,9 +249,8 @@ public final class ScanPipeline: VerdictServerDelegate {
     public func statusFields() -> [(String, JSON)] {
         let uptime = ContinuousClock.now - startedAt
         return [
-            ("version", .string(Self.version)), ("station", .string(settings.value.options.station)),
-            ("uptime_s", .int(uptime.components.seconds)), ("sources", sources.json),
-            ("counters", counters.json), ("clients", .int(Int64(server.clientCount))), ("last_seq", .int(Int64(journal.lastSeq))),
+            ("version", .string(Self.version)), ("uptime_s", .int(uptime.components.seconds)), ("sources", sources.json),
+            ("counters", counters.json), ("last_seq", .int(Int64(journal.lastSeq))),
         ]
     }
 

@@ -6,6 +6,14 @@ import Synchronization
 import SystemdSupport
 import VerdictSocket
 
+// Signals arrive as events on the main queue (libdispatch reads them from a signalfd), never as handlers
+// interrupting a thread: they are blocked here, before any thread starts, so that every thread inherits the mask.
+var handledSignals = sigset_t()
+sigemptyset(&handledSignals)
+for number in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handledSignals, number) }
+pthread_sigmask(SIG_BLOCK, &handledSignals, nil)
+signal(SIGPIPE, SIG_IGN)
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let environment = ProcessInfo.processInfo.environment
 
@@ -29,9 +37,6 @@ do {
 } catch {
     failAtStart(error.message, status: 2)
 }
-
-// Signals arrive as events on the main queue, never as handlers interrupting a thread.
-for number in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { signal(number, SIG_IGN) }
 
 let logger = Logger(level: options.logLevel, environment: environment)
 let notifier = SystemdNotifier.fromEnvironment()
