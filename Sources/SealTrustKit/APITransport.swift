@@ -1,0 +1,151 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends one contract request: token, local limits, headers, the one retry a
+/// read may get, and the mapping of every outcome to a `SealTrustError`.
+final class APITransport: Sendable {
+    private let configuration: SealTrustConfiguration
+    private let session: URLSession
+    private let limiter: RateLimiter
+
+    /// Long enough for a restarting relay, short enough that a person waiting does not notice.
+    private static let readRetryBackoff: Duration = .milliseconds(300)
+
+    init(configuration: SealTrustConfiguration) {
+        self.configuration = configuration
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.timeoutIntervalForRequest = configuration.timeout
+        sessionConfiguration.timeoutIntervalForResource = configuration.timeout
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        sessionConfiguration.urlCache = nil
+        sessionConfiguration.httpCookieStorage = nil
+        sessionConfiguration.httpShouldSetCookies = false
+        session = URLSession(configuration: sessionConfiguration)
+        limiter = RateLimiter(window: .milliseconds(Int64((configuration.rateLimitWindow * 1000).rounded())))
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// The base address with `pathAndQuery` appended to its path.
+    func url(_ pathAndQuery: String) -> URL {
+        var base = configuration.baseURL.absoluteString
+        while base.hasSuffix("/") {
+            base.removeLast()
+        }
+        // The base is a valid URL and the appended text holds only unreserved characters,
+        // percent escapes, `/`, `?`, `=` and `.`: the concatenation is a valid URL too.
+        return URL(string: base + pathAndQuery)!
+    }
+
+    /// The answer's JSON on 2xx; throws a `SealTrustError` for everything else.
+    func send(_ request: APIContract.Request) async throws -> JSONValue {
+        var urlRequest = URLRequest(url: url(request.pathAndQuery), timeoutInterval: configuration.timeout)
+        urlRequest.httpMethod = request.method
+        urlRequest.setValue(APIContract.acceptHeader.1, forHTTPHeaderField: APIContract.acceptHeader.0)
+        urlRequest.setValue(configuration.clientIdentifier, forHTTPHeaderField: APIContract.clientHeader)
+        if let body = request.body {
+            urlRequest.httpBody = Data(body.utf8)
+            urlRequest.setValue(APIContract.contentTypeHeader.1, forHTTPHeaderField: APIContract.contentTypeHeader.0)
+        }
+        if request.authorization != .never {
+            let token = configuration.accessTokenProvider().flatMap { $0.isEmpty ? nil : $0 }
+            if let token {
+                urlRequest.setValue(APIContract.bearer(token), forHTTPHeaderField: APIContract.authorizationHeader)
+            } else if request.authorization == .required {
+                throw SealTrustError.notAuthenticated
+            }
+        }
+
+        try await limiter.admit(request.bucket)
+        do {
+            return try await exchange(urlRequest, bucket: request.bucket)
+        } catch let failure as SealTrustError where request.isRetriable && Self.isWorthRetrying(failure) {
+            try await Task.sleep(for: Self.readRetryBackoff)
+            do {
+                try await limiter.admit(request.bucket)
+            } catch {
+                throw failure
+            }
+            return try await exchange(urlRequest, bucket: request.bucket)
+        }
+    }
+
+    private static func isWorthRetrying(_ failure: SealTrustError) -> Bool {
+        switch failure {
+        case .transport: true
+        case .api(let status, _, _, _): [502, 503, 504].contains(status)
+        default: false
+        }
+    }
+
+    private func exchange(_ urlRequest: URLRequest, bucket: APIContract.Bucket) async throws -> JSONValue {
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: urlRequest)
+        } catch let failure as URLError {
+            throw SealTrustError.transport(Self.describe(failure))
+        } catch is CancellationError {
+            throw SealTrustError.transport("cancelled")
+        } catch {
+            throw SealTrustError.transport(String(describing: error))
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw SealTrustError.transport("the answer is not HTTP")
+        }
+        let body = try? JSONDecoder().decode(JSONValue.self, from: data)
+        switch http.statusCode {
+        case 200...299:
+            guard let body else {
+                throw SealTrustError.decoding("the answer's body is not JSON (HTTP \(http.statusCode), \(data.count) bytes)")
+            }
+            return body
+        case 429:
+            let seconds = Self.retryAfterSeconds(http) ?? APIContract.defaultRetryAfterSeconds
+            await limiter.block(bucket, seconds: seconds)
+            throw Self.apiError(status: 429, body: body, retryAfterSeconds: seconds)
+        default:
+            throw Self.apiError(status: http.statusCode, body: body, retryAfterSeconds: nil)
+        }
+    }
+
+    private static func apiError(status: Int, body: JSONValue?, retryAfterSeconds: Int?) -> SealTrustError {
+        let detail = APIContract.errorDetail(body)
+        let code = detail?.stringValue.flatMap(MachineCode.init(detail:))?.code
+        return .api(status: status, detail: detail, code: code, retryAfterSeconds: retryAfterSeconds)
+    }
+
+    /// `Retry-After` as delay seconds or as an HTTP date; nil when absent or unreadable.
+    private static func retryAfterSeconds(_ response: HTTPURLResponse) -> Int? {
+        guard let value = response.value(forHTTPHeaderField: APIContract.retryAfterHeader)?
+            .trimmingCharacters(in: .whitespaces)
+        else { return nil }
+        if let seconds = Int(value), seconds >= 0 {
+            return seconds
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return nil }
+        return max(0, Int(date.timeIntervalSinceNow.rounded(.up)))
+    }
+
+    private static func describe(_ failure: URLError) -> String {
+        switch failure.code {
+        case .timedOut: "timed out"
+        case .cannotConnectToHost: "could not connect (connection refused)"
+        case .cannotFindHost, .dnsLookupFailed: "host not found"
+        case .notConnectedToInternet: "no network"
+        case .networkConnectionLost: "connection lost"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+            "TLS failure"
+        default: "URL error \(failure.code.rawValue)"
+        }
+    }
+}

@@ -1,0 +1,11 @@
+/// The public certificate of authenticity of an item.
+public struct Certificate: Sendable, Hashable {
+    public let identifier: String?
+    public let productName: String?
+    public let brand: String?
+    /// RFC 3339, as the server wrote it.
+    public let issuedAt: String?
+    /// An open string (`valid`, `revoked`, ...).
+    public let status: String?
+    public let fields: [String: JSONValue]
+}

@@ -1,0 +1,61 @@
+/// Typed reads of one JSON object's members, failing as the contract says: a
+/// required member missing or of the wrong type is a decoding error, an
+/// optional one absent or null is nil, and unknown members are ignored.
+struct JSONFields {
+    let members: [String: JSONValue]
+    private let context: String
+
+    init(_ value: JSONValue, context: String) throws {
+        guard case .object(let members) = value else {
+            throw SealTrustError.decoding("\(context): expected a JSON object")
+        }
+        self.members = members
+        self.context = context
+    }
+
+    func string(_ name: String) throws -> String {
+        guard let value = try optionalString(name) else { throw missing(name) }
+        return value
+    }
+
+    func optionalString(_ name: String) throws -> String? {
+        switch members[name] {
+        case nil, .null?: return nil
+        case .string(let value)?: return value
+        default: throw wrongType(name, "a string")
+        }
+    }
+
+    func optionalBool(_ name: String) throws -> Bool? {
+        switch members[name] {
+        case nil, .null?: return nil
+        case .bool(let value)?: return value
+        default: throw wrongType(name, "true or false")
+        }
+    }
+
+    func optionalObject(_ name: String) throws -> JSONFields? {
+        switch members[name] {
+        case nil, .null?: return nil
+        case let value?:
+            guard case .object = value else { throw wrongType(name, "an object") }
+            return try JSONFields(value, context: "\(context).\(name)")
+        }
+    }
+
+    func array(_ name: String) throws -> [JSONValue] {
+        switch members[name] {
+        case nil, .null?: throw missing(name)
+        case .array(let elements)?: return elements
+        default: throw wrongType(name, "an array")
+        }
+    }
+
+    private func missing(_ name: String) -> SealTrustError {
+        .decoding("\(context): required field \"\(name)\" is missing")
+    }
+
+    private func wrongType(_ name: String, _ expected: String) -> SealTrustError {
+        .decoding("\(context): field \"\(name)\" should be \(expected)")
+    }
+}

@@ -1,0 +1,21 @@
+/// A digital passport, of an item or of a model (reference).
+public struct Passport: Sendable, Hashable {
+    public let identifier: String?
+    /// The tier actually served, which may be wider than the one asked.
+    public let accessTier: String?
+    public let productName: String?
+    public let brand: String?
+    public let gtin: String?
+    /// Every field of the answer, known ones included, as raw JSON.
+    public let fields: [String: JSONValue]
+}
+
+/// The audiences a passport is served to; none contains another.
+public enum AccessTier: String, Sendable, Hashable, CaseIterable {
+    case `public`
+    case endUser = "end_user"
+    case repairer
+    case recycler
+    case upstream
+    case authority
+}

@@ -1,0 +1,38 @@
+/// The client's side of the per-endpoint limits: it refuses, before sending, a
+/// call that would exceed its bucket's limit in the sliding window, and
+/// anything to a bucket still waiting out a 429.
+actor RateLimiter {
+    private let window: Duration
+    private var sent: [APIContract.Bucket: [ContinuousClock.Instant]] = [:]
+    private var blockedUntil: [APIContract.Bucket: ContinuousClock.Instant] = [:]
+
+    init(window: Duration) {
+        self.window = window
+    }
+
+    /// Counts one request to `bucket`, or throws `tooManyCalls` with the whole seconds to wait.
+    func admit(_ bucket: APIContract.Bucket) throws(SealTrustError) {
+        let now = ContinuousClock.now
+        if let until = blockedUntil[bucket] {
+            guard until <= now else { throw .tooManyCalls(retryAfterSeconds: Self.wholeSeconds(until - now)) }
+            blockedUntil[bucket] = nil
+        }
+        var times = sent[bucket, default: []].filter { now - $0 < window }
+        if times.count >= bucket.limit, let oldest = times.first {
+            sent[bucket] = times
+            throw .tooManyCalls(retryAfterSeconds: Self.wholeSeconds(oldest + window - now))
+        }
+        times.append(now)
+        sent[bucket] = times
+    }
+
+    /// After a 429: nothing to `bucket` for `seconds`.
+    func block(_ bucket: APIContract.Bucket, seconds: Int) {
+        blockedUntil[bucket] = ContinuousClock.now + .seconds(seconds)
+    }
+
+    private static func wholeSeconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0))
+    }
+}

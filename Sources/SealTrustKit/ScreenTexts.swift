@@ -1,0 +1,116 @@
+/// Every sentence a scan screen shows, in a complete English and a complete
+/// French set; each field can be replaced on its own.
+public struct ScreenTexts: Sendable, Hashable {
+    public var authentic: String
+    /// The signal that a label may have been copied.
+    public var replay: String
+    public var invalidSignature: String
+    public var mintingInProgress: String
+    /// The anomaly is the brand's; the buyer has nothing to correct.
+    public var neverRegistered: String
+    public var unreadableLink: String
+    public var tooManyCalls: String
+    /// A technical error, with no authenticity verdict.
+    public var failure: String
+
+    public var sealIntact: String
+    /// Opened under the `inform` policy: a broken seal is not a counterfeit.
+    public var sealOpened: String
+    /// Opened under the `degrade` policy: lowered trust, still not a counterfeit.
+    public var sealOpenedDegraded: String
+    public var theftWarning: String
+
+    public var anchored: String
+    public var neverAnchored: String
+    /// The one anchoring state worth raising; never to be read as "not anchored".
+    public var modifiedAfterAnchoring: String
+    /// No anchoring information at all: neither "not anchored" nor a fault.
+    public var noAnchoringInformation: String
+
+    /// A code that is none of SealTrust's.
+    public var notSealTrust: String
+    /// A printed serial names the item and proves nothing about the object.
+    public var printedSerialNotice: String
+    /// A GS1 link with no serial names a model only.
+    public var productReferenceNotice: String
+
+    public func message(for verdict: ScanOutcome.Verdict) -> String {
+        switch verdict {
+        case .authentic: authentic
+        case .replay: replay
+        case .invalidSignature: invalidSignature
+        case .mintingInProgress: mintingInProgress
+        case .neverRegistered: neverRegistered
+        case .unreadableLink: unreadableLink
+        case .tooManyCalls: tooManyCalls
+        case .failure: failure
+        }
+    }
+
+    /// Nil when there is nothing to show, which is never shown as a broken seal.
+    public func sealText(for seal: SealDisplay?) -> String? {
+        guard let seal else { return nil }
+        switch seal.status {
+        case .intact: return sealIntact
+        case .opened: return seal.isDegraded ? sealOpenedDegraded : sealOpened
+        }
+    }
+
+    public func anchoringText(for state: AnchoringState) -> String {
+        switch state {
+        case .anchored: anchored
+        case .neverAnchored: neverAnchored
+        case .modifiedAfterAnchoring: modifiedAfterAnchoring
+        case .none: noAnchoringInformation
+        }
+    }
+
+    public static let english = ScreenTexts(
+        authentic: "Authentic product.",
+        replay: "Alert: this exact chip reading has already been presented. The label may have been copied.",
+        invalidSignature: "This is not a SealTrust chip, or it is a copy.",
+        mintingInProgress: "Authentic chip: its certificate is being written. Please try again in a moment.",
+        neverRegistered: "Authentic chip, but nothing was ever registered for it. "
+            + "The anomaly is on the brand's side: you have nothing to correct.",
+        unreadableLink: "This link could not be read. Please scan again.",
+        tooManyCalls: "Too many checks right now. Please try again in a minute.",
+        failure: "Technical error: no authenticity verdict could be given. Please tap or scan again.",
+        sealIntact: "Seal intact: this product has never been opened.",
+        sealOpened: "The seal has been opened. This happens when a product is unpacked; it does not mean a counterfeit.",
+        sealOpenedDegraded: "The seal has been opened, and the brand asks for lower trust in this product. "
+            + "A broken seal does not mean a counterfeit.",
+        theftWarning: "Warning: a theft report is open for this product.",
+        anchored: "Anchored on Base.",
+        neverAnchored: "Never anchored on Base.",
+        modifiedAfterAnchoring: "Modified after anchoring: this passport no longer matches the version anchored on Base.",
+        noAnchoringInformation: "No information about anchoring.",
+        notSealTrust: "This code is not a SealTrust code.",
+        printedSerialNotice: "Printed code: it names the item but does not prove that the object in hand is genuine.",
+        productReferenceNotice: "Product reference: it describes the model, not the object in hand."
+    )
+
+    public static let french = ScreenTexts(
+        authentic: "Produit authentique.",
+        replay: "Alerte\u{A0}: cette lecture exacte de la puce a déjà été présentée. L'étiquette a peut-être été copiée.",
+        invalidSignature: "Ce n'est pas une puce SealTrust, ou c'est une copie.",
+        mintingInProgress: "Puce authentique\u{A0}: son certificat est en cours d'écriture. Réessayez dans un instant.",
+        neverRegistered: "Puce authentique, mais rien n'a jamais été enregistré pour elle. "
+            + "L'anomalie est du côté de la marque\u{A0}: vous n'avez rien à corriger.",
+        unreadableLink: "Ce lien n'a pas pu être lu. Scannez à nouveau.",
+        tooManyCalls: "Trop de vérifications en ce moment. Réessayez dans une minute.",
+        failure: "Erreur technique\u{A0}: aucun verdict d'authenticité n'a pu être donné. Présentez ou scannez à nouveau.",
+        sealIntact: "Scellé intact\u{A0}: ce produit n'a jamais été ouvert.",
+        sealOpened: "Le scellé a été ouvert. C'est le cas dès qu'un produit est déballé\u{A0}; "
+            + "cela ne signifie pas une contrefaçon.",
+        sealOpenedDegraded: "Le scellé a été ouvert, et la marque demande une confiance réduite pour ce produit. "
+            + "Un scellé rompu ne signifie pas une contrefaçon.",
+        theftWarning: "Attention\u{A0}: un signalement de vol est ouvert pour ce produit.",
+        anchored: "Ancré sur Base.",
+        neverAnchored: "Jamais ancré sur Base.",
+        modifiedAfterAnchoring: "Modifié après ancrage\u{A0}: ce passeport ne correspond plus à la version ancrée sur Base.",
+        noAnchoringInformation: "Aucune information sur l'ancrage.",
+        notSealTrust: "Ce code n'est pas un code SealTrust.",
+        printedSerialNotice: "Code imprimé\u{A0}: il désigne l'article mais ne prouve pas que l'objet en main est authentique.",
+        productReferenceNotice: "Référence produit\u{A0}: elle décrit le modèle, pas l'objet en main."
+    )
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// A typed client of the SealTrust API (sealtrust-api.md). Every call is a
+/// network call; none is retried once it may have changed something on the server.
+public final class SealTrustClient: Sendable {
+    public let configuration: SealTrustConfiguration
+    private let transport: APITransport
+
+    public init(configuration: SealTrustConfiguration) {
+        self.configuration = configuration
+        transport = APITransport(configuration: configuration)
+    }
+
+    /// Sends `proof.url` exactly as scanned; coordinates only when both are given.
+    /// Never retried: a second presentation of the same URL is a replay.
+    public func verifyScan(_ proof: ChipProof, latitude: Double? = nil, longitude: Double? = nil) async throws -> ScanVerification {
+        try APIContract.scanVerification(
+            await transport.send(APIContract.verifyScan(url: proof.url, latitude: latitude, longitude: longitude))
+        )
+    }
+
+    /// Fails with `invalidScanAddress`, sending nothing, unless `url` is a chip link with a usable proof.
+    public func verifyScan(url: String, latitude: Double? = nil, longitude: Double? = nil) async throws -> ScanVerification {
+        guard case .chip(let proof) = ScanURL.read(url, extraHosts: configuration.extraHosts) else {
+            throw SealTrustError.invalidScanAddress
+        }
+        return try await verifyScan(proof, latitude: latitude, longitude: longitude)
+    }
+
+    /// Carries the token when there is one: a signed-in owner's read is widened.
+    public func passport(identifier: String, tier: AccessTier = .public) async throws -> Passport {
+        try APIContract.passport(await transport.send(APIContract.passport(identifier: identifier, tier: tier)))
+    }
+
+    public func passportProof(identifier: String) async throws -> ProofBundle {
+        try APIContract.proofBundle(await transport.send(APIContract.passportProof(identifier: identifier)))
+    }
+
+    /// A model's passport: proves nothing about the object in hand.
+    public func referencePassport(gtin: String) async throws -> Passport {
+        try APIContract.passport(await transport.send(APIContract.referencePassport(gtin: gtin)))
+    }
+
+    public func referencePassportProof(gtin: String) async throws -> ProofBundle {
+        try APIContract.proofBundle(await transport.send(APIContract.referencePassportProof(gtin: gtin)))
+    }
+
+    public func certificate(identifier: String) async throws -> Certificate {
+        try APIContract.certificate(await transport.send(APIContract.certificate(identifier: identifier)))
+    }
+
+    /// Built, nothing called.
+    public func certificatePDFURL(identifier: String) -> URL {
+        transport.url(APIContract.certificatePDFPath(identifier: identifier))
+    }
+
+    /// Newest first, whatever order the server sent.
+    public func history(identifier: String) async throws -> [HistoryEvent] {
+        let events = try APIContract.historyEvents(await transport.send(APIContract.history(identifier: identifier)))
+        return events.enumerated()
+            .sorted { $0.element.at != $1.element.at ? $0.element.at > $1.element.at : $0.offset < $1.offset }
+            .map(\.element)
+    }
+
+    /// From a chip read; the URL is sent unchanged and never retried (it is consumed like a scan).
+    public func requestClaimTicket(for proof: ChipProof) async throws -> ClaimTicketResponse {
+        try APIContract.claimTicketResponse(await transport.send(APIContract.claimTicket(url: proof.url)))
+    }
+
+    /// From a printed serial, as printed; needs a signed-in user.
+    public func requestClaimTicket(serial: String) async throws -> ClaimTicketResponse {
+        try APIContract.claimTicketResponse(await transport.send(APIContract.claimTicket(serial: serial)))
+    }
+
+    /// Needs a signed-in user; never retried. A 502 `TRANSFER_SENT_PENDING` means the
+    /// transfer was broadcast: show "come back in a moment", never a retry.
+    public func completeClaim(_ ticket: ClaimTicket, purchaseCode: String? = nil) async throws -> ClaimCompletion {
+        try APIContract.claimCompletion(await transport.send(
+            APIContract.completeClaim(ticketID: ticket.id, nonce: ticket.nonce, purchaseCode: purchaseCode)
+        ))
+    }
+
+    /// Needs a signed-in user; the state is an open string.
+    public func claimState(ticketID: String) async throws -> ClaimState {
+        try APIContract.claimState(await transport.send(APIContract.claimState(ticketID: ticketID)))
+    }
+}

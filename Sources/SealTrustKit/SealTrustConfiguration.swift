@@ -1,0 +1,34 @@
+import Foundation
+
+/// How a `SealTrustClient` reaches the API: the seed's four values, plus the
+/// brand hosts `verifyScan(url:)` accepts and the rate-limit window.
+public struct SealTrustConfiguration: Sendable {
+    /// Scheme, host and an optional path prefix (a relay, another environment, the sandbox).
+    public var baseURL: URL
+    /// For connecting and reading, in seconds.
+    public var timeout: TimeInterval
+    /// Sent in `X-SealTrust-Client`.
+    public var clientIdentifier: String
+    /// A brand's own resolver domains, matched exactly (see `ScanURL.read`).
+    public var extraHosts: [String]
+    /// The window of the per-endpoint limits; the contract's is 60 s, tests shorten it.
+    public var rateLimitWindow: TimeInterval
+    /// The signed-in user's session token, or nil; asked at each call.
+    public var accessTokenProvider: @Sendable () -> String?
+
+    public init(
+        baseURL: URL = URL(string: "https://api.sealtrust.io")!,
+        timeout: TimeInterval = 15,
+        clientIdentifier: String = "sealtrust-sdk-linux/0.1.0",
+        extraHosts: [String] = [],
+        rateLimitWindow: TimeInterval = 60,
+        accessTokenProvider: @escaping @Sendable () -> String? = { nil }
+    ) {
+        self.baseURL = baseURL
+        self.timeout = timeout
+        self.clientIdentifier = clientIdentifier
+        self.extraHosts = extraHosts
+        self.rateLimitWindow = rateLimitWindow
+        self.accessTokenProvider = accessTokenProvider
+    }
+}

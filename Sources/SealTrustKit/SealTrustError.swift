@@ -1,0 +1,52 @@
+/// The five error cases of the contract, plus the local refusal of a call over its limit.
+public enum SealTrustError: Error, Sendable, Hashable {
+    /// The link carried no usable proof; nothing was sent.
+    case invalidScanAddress
+    /// An authenticated call with no session token; nothing was sent.
+    case notAuthenticated
+    /// The API answered 4xx or 5xx. `retryAfterSeconds` is set on 429 (60 when the server gave none).
+    case api(status: Int, detail: JSONValue?, code: String?, retryAfterSeconds: Int?)
+    /// The answer did not have the expected shape.
+    case decoding(String)
+    /// The request never completed: DNS, connection, TLS, timeout.
+    case transport(String)
+    /// Refused locally, nothing sent: the call would exceed its limit, or a 429's wait is not over.
+    case tooManyCalls(retryAfterSeconds: Int)
+
+    /// The contract's name of the case; nil for the local refusal, which is not one of the five.
+    public var kind: String? {
+        switch self {
+        case .invalidScanAddress: "invalid_scan_address"
+        case .notAuthenticated: "not_authenticated"
+        case .api: "api"
+        case .decoding: "decoding"
+        case .transport: "transport"
+        case .tooManyCalls: nil
+        }
+    }
+
+    public var httpStatus: Int? {
+        guard case .api(let status, _, _, _) = self else { return nil }
+        return status
+    }
+
+    /// The machine code of an API error's detail.
+    public var code: String? {
+        guard case .api(_, _, let code, _) = self else { return nil }
+        return code
+    }
+
+    /// An API error's detail: the string itself, or compact JSON for any other value.
+    public var detailText: String? {
+        guard case .api(_, let detail?, _, _) = self else { return nil }
+        return detail.stringValue ?? detail.compactText
+    }
+
+    public var retryAfterSeconds: Int? {
+        switch self {
+        case .api(_, _, _, let seconds): seconds
+        case .tooManyCalls(let seconds): seconds
+        default: nil
+        }
+    }
+}
