@@ -1,0 +1,66 @@
+import Foundation
+
+/// One running scanner: a reader thread runs the source, a decoder thread turns
+/// frames into events. Both end when the consumer stops listening.
+final class ScanSession: Sendable {
+    private let source: any FrameSource
+    private let sourceID: String
+    private let rescanAfter: Duration
+    private let mailbox = FrameMailbox()
+    private let continuation: AsyncStream<QREvent>.Continuation
+
+    init(source: any FrameSource, sourceID: String, rescanAfter: Duration, continuation: AsyncStream<QREvent>.Continuation) {
+        self.source = source
+        self.sourceID = sourceID
+        self.rescanAfter = rescanAfter
+        self.continuation = continuation
+    }
+
+    func start() {
+        let reader = Thread { [source, mailbox] in
+            source.run(into: mailbox)
+            mailbox.finish()
+        }
+        reader.name = "qr-reader \(sourceID)"
+        let decoder = Thread { [self] in decodeUntilEnd() }
+        decoder.name = "qr-decoder \(sourceID)"
+        reader.start()
+        decoder.start()
+    }
+
+    func stop() {
+        mailbox.stop()
+    }
+
+    private func decodeUntilEnd() {
+        let decoder = QRFrameDecoder()
+        var tracker = AppearanceTracker(rescanAfter: rescanAfter)
+        var currentID = sourceID
+        while let item = mailbox.take() {
+            switch item {
+            case .end:
+                continuation.finish()
+                return
+            case .event(let event):
+                if case .sourceReady(let id, _) = event {
+                    currentID = id
+                    tracker.reset()
+                }
+                continuation.yield(event)
+            case .frame(let frame):
+                let payloads = frame.luma.withUnsafeBufferPointer { decoder.decode(luma: $0, width: frame.width, height: frame.height) }
+                for payload in tracker.newAppearances(in: payloads, at: frame.time) {
+                    continuation.yield(Self.event(for: payload, from: currentID))
+                }
+            }
+        }
+    }
+
+    /// A scan when the bytes are UTF-8; otherwise an unreadable code (never a scan).
+    static func event(for payload: [UInt8], from source: String) -> QREvent {
+        if let text = String(validating: payload, as: UTF8.self) {
+            return .code(source: source, payload: text)
+        }
+        return .unreadable(source: source, detail: "invalid_utf8: the code's \(payload.count) bytes are not UTF-8 text")
+    }
+}

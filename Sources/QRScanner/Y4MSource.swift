@@ -1,0 +1,133 @@
+import Glibc
+
+/// Frames from a YUV4MPEG2 stream: a regular file (played once, every frame decoded),
+/// a FIFO (live; opened again a second after each writer leaves) or stdin (live; ends for good).
+struct Y4MSource: FrameSource {
+    let path: String
+    var id: String { "y4m:\(path)" }
+
+    private static let pollInterval: Duration = .milliseconds(250)
+    private static let reopenDelay: Duration = .seconds(1)
+    private static let lineLimit = 4096
+
+    private enum Kind {
+        case regularFile, fifo, standardInput
+    }
+
+    func run(into sink: some FrameSink) {
+        if path == "-" {
+            var status = stat()
+            let recorded = fstat(STDIN_FILENO, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+            play(descriptor: STDIN_FILENO, live: !recorded, into: sink)
+            return
+        }
+        var reportedAbsent = false
+        var lastOpenFailure: String?
+        while !sink.isStopped {
+            var status = stat()
+            guard stat(path, &status) == 0 else {
+                if !reportedAbsent {
+                    sink.report(.sourceAbsent(id: id))
+                    reportedAbsent = true
+                }
+                lastOpenFailure = nil
+                Self.sleep(Self.pollInterval, unless: sink)
+                continue
+            }
+            reportedAbsent = false
+            let kind: Kind = (status.st_mode & S_IFMT) == S_IFREG ? .regularFile : .fifo
+            let flags = O_RDONLY | O_CLOEXEC | (kind == .fifo ? O_NONBLOCK : 0)
+            let descriptor = open(path, flags)
+            guard descriptor >= 0 else {
+                let failure = "cannot open: \(SystemError("open"))"
+                if failure != lastOpenFailure {
+                    sink.report(.sourceError(id: id, detail: failure))
+                    lastOpenFailure = failure
+                }
+                Self.sleep(Self.reopenDelay, unless: sink)
+                continue
+            }
+            lastOpenFailure = nil
+            play(descriptor: descriptor, live: kind != .regularFile, into: sink)
+            close(descriptor)
+            if kind == .regularFile { return }
+            Self.sleep(Self.reopenDelay, unless: sink)
+        }
+    }
+
+    /// Reads one stream from its header to its end; `sourceRemoved` follows every `sourceReady`.
+    private func play(descriptor: Int32, live: Bool, into sink: some FrameSink) {
+        var reader = DescriptorReader(descriptor: descriptor, shouldStop: { sink.isStopped })
+        do {
+            let header: Y4MHeader
+            switch try reader.readLine(limit: Self.lineLimit) {
+            case .end(partial: 0):
+                sink.report(.sourceError(id: id, detail: "bad header: empty stream"))
+                return
+            case .end(let partial):
+                sink.report(.sourceError(id: id, detail: "bad header: the stream ends after \(partial) bytes, inside its header"))
+                return
+            case .tooLong:
+                sink.report(.sourceError(id: id, detail: "bad header: no end of line in the first \(Self.lineLimit) bytes"))
+                return
+            case .line(let line):
+                switch Y4MHeader.parse(line) {
+                case .failure(let error):
+                    sink.report(.sourceError(id: id, detail: "bad header: \(error.reason)"))
+                    return
+                case .success(let parsed):
+                    header = parsed
+                }
+            }
+            sink.report(.sourceReady(id: id, detail: header.summary))
+            let removal = try playFrames(of: header, from: &reader, live: live, into: sink)
+            sink.report(.sourceRemoved(id: id, detail: removal))
+        } catch {
+            // A stop ends the stream silently; a failed read is reported.
+            if case .system(let failure) = error as? DescriptorReader.Failure {
+                sink.report(.sourceError(id: id, detail: "read failed: \(failure)"))
+            }
+        }
+    }
+
+    /// Returns why the stream ended, for `sourceRemoved`; problems are reported as they are met.
+    private func playFrames(of header: Y4MHeader, from reader: inout DescriptorReader, live: Bool, into sink: some FrameSink) throws -> String {
+        var chroma = [UInt8](repeating: 0, count: header.chromaBytes ?? 0)
+        var number = 0
+        while true {
+            switch try reader.readLine(limit: Self.lineLimit) {
+            case .end(partial: 0):
+                return "end of stream after \(number) frames"
+            case .end, .tooLong:
+                sink.report(.sourceError(id: id, detail: "truncated frame \(number): its FRAME header is cut short"))
+                return "stream broken after \(number) frames"
+            case .line(let line):
+                guard line.starts(with: Array("FRAME".utf8)), line.count == 5 || line[5] == UInt8(ascii: " ") else {
+                    let shown = String(decoding: line.prefix(16), as: UTF8.self)
+                    sink.report(.sourceError(id: id, detail: "bad frame header at frame \(number): \"\(shown)\""))
+                    return "stream broken after \(number) frames"
+                }
+            }
+            var luma = [UInt8](repeating: 0, count: header.lumaBytes)
+            let lumaRead = try luma.withUnsafeMutableBytes { bytes in try reader.read(into: bytes) }
+            let chromaRead = lumaRead < luma.count ? 0 : try chroma.withUnsafeMutableBytes { bytes in try reader.read(into: bytes) }
+            let frameBytes = header.lumaBytes + chroma.count
+            guard lumaRead + chromaRead == frameBytes else {
+                sink.report(.sourceError(id: id, detail: "truncated frame \(number): \(lumaRead + chromaRead) of \(frameBytes) bytes"))
+                return "stream broken after \(number) frames"
+            }
+            let frame = Frame(width: header.width, height: header.height, luma: luma, time: header.time(ofFrame: number))
+            guard sink.deliver(frame, live: live) else { throw DescriptorReader.Failure.stopped }
+            number += 1
+        }
+    }
+
+    /// Waits `duration`, a slice at a time so a stop is not held up.
+    static func sleep(_ duration: Duration, unless sink: some FrameSink) {
+        let deadline = ContinuousClock.now + duration
+        while !sink.isStopped && ContinuousClock.now < deadline {
+            var slice = timespec(tv_sec: 0, tv_nsec: 50_000_000)
+            nanosleep(&slice, nil)
+        }
+    }
+}
