@@ -186,7 +186,7 @@ public final class ScanPipeline: VerdictServerDelegate {
     private func verdict(for scanned: ScannedCode, live: LiveSettings) async -> Verdict {
         switch scanned {
         case .foreign:
-            return Verdict(foreignWith: live.messages)
+            return Verdict(foreignWith: live.texts)
         case .chipWithoutProof:
             return Verdict(chip: ScanOutcome.from(SealTrustError.invalidScanAddress), texts: live.texts)
         case .chip(let proof):
@@ -204,7 +204,7 @@ public final class ScanPipeline: VerdictServerDelegate {
             defer { tracker.releaseCallSlot() }
             do {
                 return Verdict(passport: try await live.client.passport(identifier: printed.serial, tier: live.tier),
-                               ofModel: false, messages: live.messages)
+                               ofModel: false, texts: live.texts)
             } catch {
                 return Verdict(passportError: error, texts: live.texts, messages: live.messages)
             }
@@ -212,7 +212,7 @@ public final class ScanPipeline: VerdictServerDelegate {
             await tracker.acquireCallSlot()
             defer { tracker.releaseCallSlot() }
             do {
-                return Verdict(passport: try await live.client.referencePassport(gtin: gtin), ofModel: true, messages: live.messages)
+                return Verdict(passport: try await live.client.referencePassport(gtin: gtin), ofModel: true, texts: live.texts)
             } catch {
                 return Verdict(passportError: error, texts: live.texts, messages: live.messages)
             }

@@ -1,20 +1,14 @@
 /// The sentences a station's screen shows for what the kit's `ScreenTexts` does not cover:
-/// printed codes, other brands' codes, and tags or codes that could not be read.
+/// a printed code that names nothing, and tags or codes that could not be read.
 public struct StationMessages: Sendable {
-    public var identifiedItem: String
-    public var identifiedModel: String
     public var notFound: String
-    public var notSealTrust: String
     public var holdStill: String
     public var noSealTrustLink: String
     public var unreadableTag: String
     public var unreadableCode: String
 
     public static let english = StationMessages(
-        identifiedItem: "Product identified from its printed code. Tap the chip to check that it is genuine.",
-        identifiedModel: "Model identified. This describes the model, not the item in your hands.",
         notFound: "Product not found. Check the code and try again.",
-        notSealTrust: "This is not a SealTrust code.",
         holdStill: "Hold the tag still and try again.",
         noSealTrustLink: "This tag carries no SealTrust link.",
         unreadableTag: "This tag could not be read. Try again.",
@@ -22,10 +16,7 @@ public struct StationMessages: Sendable {
     )
 
     public static let french = StationMessages(
-        identifiedItem: "Produit identifié par son code imprimé. Approchez la puce pour vérifier son authenticité.",
-        identifiedModel: "Modèle identifié. Ces informations décrivent le modèle, pas l'objet que vous tenez.",
         notFound: "Produit introuvable. Vérifiez le code et réessayez.",
-        notSealTrust: "Ce code n'est pas un code SealTrust.",
         holdStill: "Maintenez l'étiquette immobile et réessayez.",
         noSealTrustLink: "Cette étiquette ne porte pas de lien SealTrust.",
         unreadableTag: "Cette étiquette n'a pas pu être lue. Réessayez.",

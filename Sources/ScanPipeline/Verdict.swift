@@ -31,18 +31,19 @@ struct Verdict: Sendable {
         scanArea = outcome.scanArea
         retryAfterSeconds = outcome.retryAfterSeconds
         error = outcome.error
-        message = texts.message(for: outcome.verdict)
+        let warnings = [texts.sealText(for: outcome.seal), theftReported == true ? texts.theftWarning : nil]
+        message = ([texts.message(for: outcome.verdict)] + warnings.compactMap { $0 }).joined(separator: " ")
     }
 
     /// A printed serial's or a product reference's verdict: the passport served.
-    init(passport: Passport, ofModel: Bool, messages: StationMessages) {
+    init(passport: Passport, ofModel: Bool, texts: ScreenTexts) {
         outcome = "identified"
         productName = passport.productName
         brand = passport.brand
         identifier = passport.identifier
         gtin = passport.gtin
         accessTier = passport.accessTier
-        message = ofModel ? messages.identifiedModel : messages.identifiedItem
+        message = ofModel ? texts.productReferenceNotice : texts.printedSerialNotice
     }
 
     /// A passport read that failed: 404 is `not_found`, 429 `too_many_calls`, the rest `failure`.
@@ -64,9 +65,9 @@ struct Verdict: Sendable {
     }
 
     /// Something that is not a SealTrust code: answered without a call.
-    init(foreignWith messages: StationMessages) {
+    init(foreignWith texts: ScreenTexts) {
         outcome = "not_sealtrust"
-        message = messages.notSealTrust
+        message = texts.notSealTrust
     }
 
     /// The fields after `scan_id`, `source` and `medium`, each only when known.
