@@ -38,7 +38,7 @@ _NOT_FOUND_PAGE = (
 class Reply:
     status: int
     body: bytes
-    content_type: str = "application/json"
+    content_type: str = "application/json"   # the whole header value, sent as is
     headers: dict = field(default_factory=dict)
 
     @classmethod
@@ -175,7 +175,7 @@ class SealTrustAPI:
 
     @staticmethod
     def not_found_page() -> Reply:
-        return Reply(404, _NOT_FOUND_PAGE.encode("utf-8"), "text/html")
+        return Reply(404, _NOT_FOUND_PAGE.encode("utf-8"), "text/html; charset=utf-8")
 
     @staticmethod
     def _method_not_allowed(request: Request) -> Reply:

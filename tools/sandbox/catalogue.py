@@ -33,7 +33,6 @@ class Chip:
 
 class Catalogue:
     def __init__(self, data: dict):
-        self.raw = data
         self.hosts = [h.lower() for h in data.get("hosts", ["sealtrust.io"])]
         self.extra_hosts = [h.lower() for h in data.get("extra_hosts", [])]
         self.chips = [

@@ -53,17 +53,17 @@ class Ledger:
             return counter
 
     def issue_ticket(self, item_key: str) -> dict:
-        ttl = self.claims[item_key].get("ticket_ttl_s", DEFAULT_TICKET_TTL_S)
-        ticket = {
-            "id": "tkt-" + secrets.token_hex(8),
-            "nonce": secrets.token_urlsafe(24),
-            "state": "issued",
-            "expires_at": rfc3339(utc_now() + timedelta(seconds=ttl)),
-            "item": item_key,
-        }
         with self.lock:
+            ttl = self.claims[item_key].get("ticket_ttl_s", DEFAULT_TICKET_TTL_S)
+            ticket = {
+                "id": "tkt-" + secrets.token_hex(8),
+                "nonce": secrets.token_urlsafe(24),
+                "state": "issued",
+                "expires_at": rfc3339(utc_now() + timedelta(seconds=ttl)),
+                "item": item_key,
+            }
             self.tickets[ticket["id"]] = ticket
-        return ticket
+            return ticket
 
     @staticmethod
     def ticket_state(ticket: dict) -> str:

@@ -38,6 +38,7 @@ class Sandbox:
         self.faults = Faults()
         self._records_lock = threading.Lock()
         self._records = []
+        self.generation = 0   # bumped by reset: a delayed request from before it is dropped, not served
 
     def record(self, request: Request):
         entry = {
@@ -53,6 +54,7 @@ class Sandbox:
     def reset(self):
         with self._records_lock:
             self._records.clear()
+            self.generation += 1
         self.ledger.reset()
         self.limiter.reset()
         self.faults.clear()
@@ -169,11 +171,12 @@ class Handler(BaseHTTPRequestHandler):
             self._send(self.sandbox.admin(request))
             return
         self.sandbox.record(request)
+        generation = self.sandbox.generation
         fault = self.sandbox.faults.take(request.method, path)
         if fault is not None:
             if fault.delay_s > 0:
                 time.sleep(fault.delay_s)
-            if fault.close:
+            if fault.close or generation != self.sandbox.generation:
                 self.close_connection = True
                 self.connection.shutdown(socket.SHUT_RDWR)
                 return
@@ -185,7 +188,7 @@ class Handler(BaseHTTPRequestHandler):
     def _send(self, reply: Reply):
         try:
             self.send_response(reply.status)
-            self.send_header("Content-Type", reply.content_type + ("; charset=utf-8" if reply.content_type.startswith(("text/", "application/json")) else ""))
+            self.send_header("Content-Type", reply.content_type)
             self.send_header("Content-Length", str(len(reply.body)))
             for name, value in reply.headers.items():
                 self.send_header(name, value)
@@ -199,7 +202,15 @@ class Handler(BaseHTTPRequestHandler):
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128   # tests fire bursts of calls at the rate limits
     verbose = False
+
+
+def _exit_at_end_of_stdin():
+    # The raw descriptor, not sys.stdin: a daemon thread blocked in a buffered read aborts interpreter shutdown.
+    while os.read(0, 4096):
+        pass
+    os._exit(0)
 
 
 def main(argv=None) -> int:
@@ -209,12 +220,20 @@ def main(argv=None) -> int:
     parser.add_argument("--window", type=float, default=60.0, help="rate-limit window in seconds (default 60)")
     parser.add_argument("--catalogue", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "catalogue.json"))
     parser.add_argument("--verbose", action="store_true", help="log each request on stderr")
+    parser.add_argument("--exit-with-stdin", action="store_true",
+                        help="exit when stdin reaches end of file (the launching test process went away)")
     options = parser.parse_args(argv)
 
     Handler.sandbox = Sandbox(Catalogue.load(options.catalogue), options.window)
+    if ":" in options.host:
+        Server.address_family = socket.AF_INET6
     server = Server((options.host, options.port), Handler)
     server.verbose = options.verbose
+    # A parent may launch us with signals blocked (Swift's Process does): SIGTERM must still stop us.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT, signal.SIGHUP})
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    if options.exit_with_stdin:
+        threading.Thread(target=_exit_at_end_of_stdin, daemon=True).start()
     print(f"LISTENING {server.server_address[1]}", flush=True)
     try:
         server.serve_forever()

@@ -6,6 +6,7 @@ Run: /usr/bin/python3 -m unittest discover -s tools/sandbox
 import http.client
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -295,9 +296,15 @@ class AdminTests(SandboxTestCase):
         self.assertEqual(self.call("GET", "/history/SN-00042")[0], 200)
         self.call("POST", "/_sandbox/fault", {"path": "/passport", "status": 503, "body": "<html>down</html>",
                                               "content_type": "text/html", "count": 2})
-        self.assertEqual(self.call("GET", "/passport/SN-00042")[0], 503)
+        status, body, headers = self.call("GET", "/passport/SN-00042")
+        self.assertEqual((status, body, headers["content-type"]), (503, "<html>down</html>", "text/html"))
         self.assertEqual(self.call("GET", "/passport/SN-00042")[0], 503)
         self.assertEqual(self.call("GET", "/passport/SN-00042")[0], 200)
+        self.call("POST", "/_sandbox/fault", {"path": "/claims/", "method": "GET", "status": 429, "count": 1,
+                                              "body": '{"detail":"RATE_LIMITED: x"}', "headers": {"Retry-After": "7"}})
+        self.assertEqual(self.call("POST", "/claims/complete", {}, token="t")[0], 422)
+        status, _, headers = self.call("GET", "/claims/tkt-issued", token="t")
+        self.assertEqual((status, headers["retry-after"]), (429, "7"))
         self.call("POST", "/_sandbox/fault", {"path": "/certificate", "delay_s": 0.5, "count": 1})
         started = time.monotonic()
         self.assertEqual(self.call("GET", "/certificate/SN-00042")[0], 200)
@@ -305,7 +312,29 @@ class AdminTests(SandboxTestCase):
         self.call("POST", "/_sandbox/fault", {"path": "/scans", "close": True, "count": 1})
         with self.assertRaises((http.client.RemoteDisconnected, ConnectionError)):
             self.verify(AN12196_URL)
-        self.assertEqual(len(self.call("GET", "/_sandbox/requests")[1]), 7)
+        self.assertEqual(len(self.call("GET", "/_sandbox/requests")[1]), 9)
+
+    def test_a_request_delayed_past_a_reset_is_dropped_unserved(self):
+        url = self.tap("spare-a", counter=50)
+        self.call("POST", "/_sandbox/fault", {"path": "/scans/verify", "delay_s": 0.5})
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=0.1)
+        with self.assertRaises(TimeoutError):
+            self.call("POST", "/scans/verify", {"url": url}, connection=connection)
+        connection.close()
+        self.call("POST", "/_sandbox/reset")
+        time.sleep(0.7)
+        chips = {c["name"]: c for c in self.call("GET", "/_sandbox/chips")[1]}
+        self.assertIsNone(chips["spare-a"]["last_counter"])
+        self.assertEqual(self.verify(url)[1]["status"], "authentic")
+
+    def test_a_chunked_body_is_read_whole(self):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        body = json.dumps({"url": self.tap("spare-b")}).encode()
+        connection.request("POST", "/scans/verify", body=iter([body[:10], body[10:]]),
+                           headers={"Content-Type": "application/json"}, encode_chunked=True)
+        response = connection.getresponse()
+        self.assertEqual((response.status, json.loads(response.read())["status"]), (200, "authentic"))
+        connection.close()
 
     def test_unknown_routes_are_an_html_404_and_keep_alive_holds(self):
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
@@ -322,6 +351,40 @@ class AdminTests(SandboxTestCase):
         self.assertEqual(chips["spare-b"]["last_counter"], 77)
         self.assertIsNone(chips["spare-a"]["last_counter"])
         self.assertEqual(chips["an12196"]["uid"], "04DE5F1EACC040")
+
+
+class LifecycleTests(unittest.TestCase):
+    def launch(self, *arguments, **options):
+        process = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "sandbox.py"), *arguments],
+                                   stdout=subprocess.PIPE, text=True, **options)
+        self.addCleanup(process.stdout.close)
+        self.addCleanup(lambda: process.poll() is None and process.kill())
+        line = process.stdout.readline()
+        self.assertRegex(line, r"^LISTENING [0-9]+\n$")
+        return process, int(line.split()[1])
+
+    def test_sigterm_stops_it_even_when_the_parent_blocked_signals(self):
+        process, _ = self.launch(preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}))
+        process.terminate()
+        self.assertEqual(process.wait(timeout=5), 0)
+
+    def test_it_exits_when_stdin_closes_with_exit_with_stdin(self):
+        process, port = self.launch("--exit-with-stdin", stdin=subprocess.PIPE)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        connection.request("GET", "/_sandbox/window")
+        self.assertEqual(json.loads(connection.getresponse().read()), {"seconds": 60.0})
+        connection.close()
+        process.stdin.close()
+        self.assertEqual(process.wait(timeout=5), 0)
+
+    def test_window_option_and_ipv6_host(self):
+        process, port = self.launch("--window", "2.5", "--host", "::1")
+        connection = http.client.HTTPConnection("::1", port, timeout=5)
+        connection.request("GET", "/_sandbox/window")
+        self.assertEqual(json.loads(connection.getresponse().read()), {"seconds": 2.5})
+        connection.close()
+        process.terminate()
+        process.wait(timeout=5)
 
 
 if __name__ == "__main__":
