@@ -109,8 +109,8 @@ enum APIContract {
 
     // MARK: Headers
 
-    static let acceptHeader = ("Accept", "application/json")
-    static let contentTypeHeader = ("Content-Type", "application/json")
+    static let acceptHeader = (name: "Accept", value: "application/json")
+    static let contentTypeHeader = (name: "Content-Type", value: "application/json")
     static let clientHeader = "X-SealTrust-Client"
     static let authorizationHeader = "Authorization"
     static func bearer(_ token: String) -> String { "Bearer \(token)" }

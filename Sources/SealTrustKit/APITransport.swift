@@ -16,18 +16,28 @@ final class APITransport: Sendable {
     init(configuration: SealTrustConfiguration) {
         self.configuration = configuration
         let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.timeoutIntervalForRequest = configuration.timeout
-        sessionConfiguration.timeoutIntervalForResource = configuration.timeout
+        sessionConfiguration.timeoutIntervalForRequest = Self.effectiveTimeout(configuration.timeout)
+        sessionConfiguration.timeoutIntervalForResource = Self.effectiveTimeout(configuration.timeout)
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         sessionConfiguration.urlCache = nil
         sessionConfiguration.httpCookieStorage = nil
         sessionConfiguration.httpShouldSetCookies = false
-        session = URLSession(configuration: sessionConfiguration)
+        session = URLSession(configuration: sessionConfiguration, delegate: RedirectRefusal(), delegateQueue: nil)
         limiter = RateLimiter(window: .milliseconds(Int64((configuration.rateLimitWindow * 1000).rounded())))
     }
 
     deinit {
         session.finishTasksAndInvalidate()
+    }
+
+    /// FoundationNetworking arms its timer with the timeout truncated to whole
+    /// seconds, so a sub-second timeout would fire at once: round up instead.
+    private static func effectiveTimeout(_ timeout: TimeInterval) -> TimeInterval {
+        #if canImport(FoundationNetworking)
+        max(1, timeout.rounded(.up))
+        #else
+        timeout
+        #endif
     }
 
     /// The base address with `pathAndQuery` appended to its path.
@@ -43,13 +53,13 @@ final class APITransport: Sendable {
 
     /// The answer's JSON on 2xx; throws a `SealTrustError` for everything else.
     func send(_ request: APIContract.Request) async throws -> JSONValue {
-        var urlRequest = URLRequest(url: url(request.pathAndQuery), timeoutInterval: configuration.timeout)
+        var urlRequest = URLRequest(url: url(request.pathAndQuery), timeoutInterval: Self.effectiveTimeout(configuration.timeout))
         urlRequest.httpMethod = request.method
-        urlRequest.setValue(APIContract.acceptHeader.1, forHTTPHeaderField: APIContract.acceptHeader.0)
+        urlRequest.setValue(APIContract.acceptHeader.value, forHTTPHeaderField: APIContract.acceptHeader.name)
         urlRequest.setValue(configuration.clientIdentifier, forHTTPHeaderField: APIContract.clientHeader)
         if let body = request.body {
             urlRequest.httpBody = Data(body.utf8)
-            urlRequest.setValue(APIContract.contentTypeHeader.1, forHTTPHeaderField: APIContract.contentTypeHeader.0)
+            urlRequest.setValue(APIContract.contentTypeHeader.value, forHTTPHeaderField: APIContract.contentTypeHeader.name)
         }
         if request.authorization != .never {
             let token = configuration.accessTokenProvider().flatMap { $0.isEmpty ? nil : $0 }
@@ -64,8 +74,8 @@ final class APITransport: Sendable {
         do {
             return try await exchange(urlRequest, bucket: request.bucket)
         } catch let failure as SealTrustError where request.isRetriable && Self.isWorthRetrying(failure) {
-            try await Task.sleep(for: Self.readRetryBackoff)
             do {
+                try await Task.sleep(for: Self.readRetryBackoff)
                 try await limiter.admit(request.bucket)
             } catch {
                 throw failure

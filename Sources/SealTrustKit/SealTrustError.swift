@@ -1,5 +1,5 @@
 /// The five error cases of the contract, plus the local refusal of a call over its limit.
-public enum SealTrustError: Error, Sendable, Hashable {
+public enum SealTrustError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The link carried no usable proof; nothing was sent.
     case invalidScanAddress
     /// An authenticated call with no session token; nothing was sent.
@@ -47,6 +47,18 @@ public enum SealTrustError: Error, Sendable, Hashable {
         case .api(_, _, _, let seconds): seconds
         case .tooManyCalls(let seconds): seconds
         default: nil
+        }
+    }
+
+    /// One line for a log: never a token or a nonce, since neither is ever part of an error.
+    public var description: String {
+        switch self {
+        case .invalidScanAddress: "invalid scan address: the link carries no usable proof"
+        case .notAuthenticated: "not authenticated: no session token"
+        case .api(let status, _, _, _): "API error \(status)" + (detailText.map { ": \($0)" } ?? "")
+        case .decoding(let why): "decoding: \(why)"
+        case .transport(let why): "transport: \(why)"
+        case .tooManyCalls(let seconds): "too many calls: refused locally, retry in \(seconds) s"
         }
     }
 }

@@ -1,0 +1,132 @@
+import Foundation
+import SealTrustKit
+import TestSupport
+import Testing
+
+@Suite("Limits and retries: local refusal, Retry-After, one retry for reads only")
+struct LimitsAndRetriesTests {
+    @Test func callOverTheBucketLimitIsRefusedLocallyUntilTheWindowSlides() async throws {
+        try await withSandbox(window: 2) { sandbox in
+            let client = makeClient(sandbox, tokens: TokenBox("tok-user"), window: 2)
+            for _ in 0..<20 {
+                _ = try await client.claimState(ticketID: "tkt-issued")
+            }
+            let refused = await sealTrustError { try await client.claimState(ticketID: "tkt-issued") }
+            guard case .tooManyCalls(let seconds)? = refused else {
+                Issue.record("expected a local refusal, got \(String(describing: refused))")
+                return
+            }
+            #expect((1...2).contains(seconds))
+            #expect(refused?.kind == nil && refused?.retryAfterSeconds == seconds)
+            #expect(ScanOutcome.from(try #require(refused)).verdict == .tooManyCalls)
+            #expect(try await sandbox.requests().count == 20)
+
+            _ = try await client.certificate(identifier: Catalogue.chronograph)
+            #expect(try await sandbox.requests().count == 21)
+
+            try await Task.sleep(for: .seconds(2.1))
+            #expect(try await client.claimState(ticketID: "tkt-issued").state == "issued")
+            #expect(try await sandbox.requests().count == 22)
+        }
+    }
+
+    @Test func nothingGoesToABucketBeforeRetryAfterHasPassed() async throws {
+        try await withSandbox(window: 2) { sandbox in
+            try await sandbox.setLimits(["history": 1])
+            let client = makeClient(sandbox)
+            _ = try await client.history(identifier: Catalogue.chronograph)
+            let limited = await sealTrustError { try await client.history(identifier: Catalogue.chronograph) }
+            #expect(limited?.httpStatus == 429 && limited?.code == "RATE_LIMITED")
+            let waitSeconds = try #require(limited?.retryAfterSeconds)
+            #expect((1...2).contains(waitSeconds))
+
+            let refused = await sealTrustError { try await client.history(identifier: Catalogue.chronograph) }
+            #expect(refused == .tooManyCalls(retryAfterSeconds: waitSeconds))
+            #expect(try await sandbox.requests().count == 2)
+
+            _ = try await client.certificate(identifier: Catalogue.chronograph)
+            #expect(try await sandbox.requests().count == 3)
+
+            try await Task.sleep(for: .seconds(Double(waitSeconds) + 0.1))
+            #expect(try await client.history(identifier: Catalogue.chronograph).isEmpty == false)
+            #expect(try await sandbox.requests().count == 4)
+        }
+    }
+
+    @Test func tooManyCallsWithoutRetryAfterHoldsTheBucketSixtySeconds() async throws {
+        try await withSandbox { sandbox in
+            try await sandbox.fault(path: "/scans/verify", status: 429, body: "{\"detail\": \"slow down\"}", count: 1)
+            let client = makeClient(sandbox)
+            let first = await outcome(client, url: try await sandbox.tap(chip: "spare-a"))
+            #expect(first.verdict == .tooManyCalls && first.retryAfterSeconds == 60)
+            let second = await outcome(client, url: try await sandbox.tap(chip: "spare-a"))
+            #expect(second.verdict == .tooManyCalls)
+            #expect((59...60).contains(second.retryAfterSeconds ?? 0))
+            #expect(second.error?.httpStatus == nil)
+            #expect(try await sandbox.requests().count == 1)
+            _ = try await client.passport(identifier: Catalogue.chronograph)
+            #expect(try await sandbox.requests().count == 2)
+        }
+    }
+
+    @Test func retryAfterMayBeAnHTTPDateAndAnUnreadableOneMeansSixtySeconds() async throws {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let inTenSeconds = formatter.string(from: Date().addingTimeInterval(10))
+        try await withSandbox { sandbox in
+            try await sandbox.fault(path: "/history/", status: 429, body: "{}", count: 1, headers: ["Retry-After": inTenSeconds])
+            let dated = await sealTrustError { try await makeClient(sandbox).history(identifier: Catalogue.chronograph) }
+            #expect((8...11).contains(dated?.retryAfterSeconds ?? 0), "\(inTenSeconds)")
+            try await sandbox.fault(path: "/history/", status: 429, body: "{}", count: 1, headers: ["Retry-After": "soon"])
+            let unreadable = await sealTrustError { try await makeClient(sandbox).history(identifier: Catalogue.chronograph) }
+            #expect(unreadable?.retryAfterSeconds == 60)
+        }
+    }
+
+    @Test func readIsRetriedOnceAfterABadGatewayOrADroppedConnection() async throws {
+        try await withSandbox { sandbox in
+            let client = makeClient(sandbox)
+            for status in [502, 503, 504] {
+                try await sandbox.reset()
+                try await sandbox.fault(path: "/history/", status: status, body: "{\"detail\": \"busy\"}", count: 1)
+                #expect(try await client.history(identifier: Catalogue.chronograph).count == 5)
+                #expect(try await sandbox.requests().count == 2, "\(status)")
+            }
+            try await sandbox.reset()
+            try await sandbox.fault(path: "/certificate/", count: 1, closeConnection: true)
+            #expect(try await client.certificate(identifier: Catalogue.chronograph).status == "valid")
+            #expect(try await sandbox.requests().count == 2)
+        }
+    }
+
+    @Test func readIsRetriedOnlyOnceAndOnlyForTransientFailures() async throws {
+        try await withSandbox { sandbox in
+            let client = makeClient(sandbox)
+            try await sandbox.fault(path: "/passport/", status: 503, body: "{\"detail\": \"down\"}")
+            let down = await sealTrustError { try await client.passport(identifier: Catalogue.chronograph) }
+            #expect(down?.httpStatus == 503)
+            #expect(try await sandbox.requests().count == 2)
+
+            try await sandbox.reset()
+            let missing = await sealTrustError { try await client.passport(identifier: "0x00") }
+            #expect(missing?.httpStatus == 404)
+            try await sandbox.fault(path: "/passport/", status: 500, body: "{\"detail\": \"bug\"}", count: 1)
+            let broken = await sealTrustError { try await client.passport(identifier: Catalogue.chronograph) }
+            #expect(broken?.httpStatus == 500)
+            #expect(try await sandbox.requests().count == 2)
+        }
+    }
+
+    @Test func slowReadTimesOutAndIsRetriedOnce() async throws {
+        try await withSandbox { sandbox in
+            try await sandbox.fault(path: "/certificate/", delay: 2, count: 1)
+            let client = makeClient(sandbox, timeout: 1)
+            let started = ContinuousClock.now
+            #expect(try await client.certificate(identifier: Catalogue.chronograph).status == "valid")
+            #expect(ContinuousClock.now - started >= .milliseconds(900))
+            #expect(try await sandbox.requests().count == 2)
+        }
+    }
+}
