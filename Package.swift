@@ -13,12 +13,11 @@ let package = Package(
         .target(name: "SealTrustKit"),
 
         // NFC: PC/SC readers through pcscd.
-        .systemLibrary(
-            name: "CPCSCLite",
-            pkgConfig: "libpcsclite",
-            providers: [.apt(["libpcsclite-dev"])]
-        ),
+        // A C target rather than a system library: see Sources/CPCSCLite/include/CPCSCLite.h.
+        .target(name: "CPCSCLite", linkerSettings: [.linkedLibrary("pcsclite")]),
         .target(name: "NFCReader", dependencies: ["CPCSCLite"]),
+        // `make bench-nfc`: tap-to-URL latency beside bench/nfc/pcsc_read.c, on the virtual tag.
+        .executableTarget(name: "nfc-bench", dependencies: ["NFCReader", "TestSupport"]),
 
         // QR: frames through libzbar.
         .systemLibrary(

@@ -25,6 +25,10 @@ NDEF_FILE_ID = 0xE104
 NDEF_FILE_SIZE = 256  # NTAG 424 DNA's file 2
 LONG_FILE_SIZE = 2048
 CONNECT_PATIENCE_S = 10.0
+# pcscd polls vpcd's readers every 400 ms: a tag back in the field sooner would look like it never left,
+# whichever vtag process presents it. The last removal on each port is kept in a file for the next one.
+DEFAULT_GAP_S = 0.6
+REMOVAL_STAMP = "/tmp/vtag-%d.removed"
 
 VPCD_POWER_OFF, VPCD_POWER_ON, VPCD_RESET, VPCD_ATR = 0, 1, 2, 4
 
@@ -36,6 +40,7 @@ SW_NO_FILE_SELECTED = b"\x69\x86"
 SW_INS_NOT_SUPPORTED = b"\x6d\x00"
 SW_CLA_NOT_SUPPORTED = b"\x6e\x00"
 SW_END_OF_FILE = b"\x62\x82"
+SLOW_READ_S = 3.0
 
 MODES = {
     "good": "a URI record with a fresh SUN URL",
@@ -49,6 +54,7 @@ MODES = {
     "garbage": "bytes that are no NDEF message",
     "invalid-utf8": "a URI record whose bytes are not UTF-8",
     "remove-mid-read": "the tag leaves the field at the first READ BINARY of the NDEF file",
+    "slow-read": "the first READ BINARY of the NDEF file is answered after 3 s",
     "sw-XXXX": "READ BINARY of the NDEF file answers the status word XXXX (e.g. sw-6982)",
 }
 
@@ -104,6 +110,7 @@ class Chip:
         self.app_selected = False
         self.selected_file = None
         self.ndef_content = None  # built at the first READ BINARY after a SELECT of the NDEF file
+        self.stall = 0.0  # seconds to wait before sending the answer just computed
 
     @property
     def mle(self):
@@ -193,6 +200,8 @@ class Chip:
                 if self.mode.startswith("sw-"):
                     return bytes.fromhex(self.mode[3:])
                 self.ndef_content = self.build_ndef_file()
+                if self.mode == "slow-read":
+                    self.stall = SLOW_READ_S
             content = self.ndef_content
         else:
             return SW_NO_FILE_SELECTED
@@ -203,8 +212,8 @@ class Chip:
 
 
 class VirtualTag:
-    def __init__(self, port, chips, chip_name, mode, mle, counter, report):
-        self.port, self.chips, self.report = port, chips, report
+    def __init__(self, port, chips, chip_name, mode, mle, counter, gap, report):
+        self.port, self.chips, self.gap, self.report = port, chips, gap, report
         self.lock = threading.Lock()
         self.sock = None
         self.chip = Chip(chips[chip_name], mode, mle, counter, report)
@@ -214,6 +223,9 @@ class VirtualTag:
             if self.sock is not None:
                 self.report("PRESENTED already")
                 return
+            wait = self.last_removal() + self.gap - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
         deadline = time.monotonic() + CONNECT_PATIENCE_S
         while True:
             try:
@@ -243,7 +255,19 @@ class VirtualTag:
         except OSError:
             pass
         sock.close()
+        self.stamp_removal()
         self.report(why)
+
+    def stamp_removal(self):
+        with open(REMOVAL_STAMP % self.port, "w") as f:
+            f.write(repr(time.monotonic()))
+
+    def last_removal(self):
+        try:
+            with open(REMOVAL_STAMP % self.port) as f:
+                return float(f.read())
+        except (OSError, ValueError):
+            return 0.0
 
     def serve(self, sock):
         """Answers vpcd until the connection ends: vpcd closed it, or the tag was removed."""
@@ -273,9 +297,12 @@ class VirtualTag:
                 response = self.chip.answer(message)
                 self.report("APDU %s -> %s" % (message.hex().upper(),
                                                "removed" if response is None else response[-2:].hex().upper()))
-                if response is not None:
-                    self.send(sock, response)
-                    continue
+                stall, self.chip.stall = self.chip.stall, 0.0
+            if response is not None:
+                if stall:
+                    time.sleep(stall)  # outside the lock: stdin commands still work meanwhile
+                self.send(sock, response)
+                continue
             self.remove("REMOVED mid-read")
             return
         with self.lock:
@@ -283,6 +310,7 @@ class VirtualTag:
                 return
             self.sock = None
         sock.close()
+        self.stamp_removal()
         self.report("DISCONNECTED")
 
     @staticmethod
@@ -364,6 +392,8 @@ def main():
     parser.add_argument("--mle", type=lambda s: int(s, 0), help="MLe in the capability container (default 256)")
     parser.add_argument("--mode", default="good", help="one of: " + ", ".join(MODES))
     parser.add_argument("--counter", type=int, default=0, help="SDMReadCtr before the first read")
+    parser.add_argument("--gap", type=float, default=DEFAULT_GAP_S,
+                        help="seconds a removed tag stays out before 'present' puts it back (pcscd must see it leave)")
     parser.add_argument("--present", action="store_true", help="present the tag at once")
     args = parser.parse_args()
     report = Report()
@@ -374,7 +404,8 @@ def main():
         mode = parse_mode(args.mode)
     except ValueError as e:
         parser.error(str(e))
-    tag = VirtualTag(args.port, chips, args.chip, mode, args.mle, args.counter, report)
+    sun.sun_url(chips[args.chip], 0)  # loads the crypto backend now: ~90 ms that would otherwise fall on the first tap
+    tag = VirtualTag(args.port, chips, args.chip, mode, args.mle, args.counter, args.gap, report)
     report("READY port=%d chip=%s uid=%s mode=%s mle=%d" % (args.port, args.chip, chips[args.chip]["uid"].hex().upper(),
                                                             mode, tag.chip.mle))
     if args.present:

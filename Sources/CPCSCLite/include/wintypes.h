@@ -1,0 +1,2 @@
+/* Forwards the sibling include in <PCSC/pcsclite.h>; see CPCSCLite.h. */
+#include <PCSC/wintypes.h>

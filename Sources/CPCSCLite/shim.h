@@ -1,2 +1,0 @@
-#include <winscard.h>
-#include <reader.h>
