@@ -45,6 +45,9 @@ let package = Package(
         ),
         .executableTarget(name: "sealtrust-scanctl"),
 
+        // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).
+        .executableTarget(name: "scand-bench", dependencies: ["TestSupport"]),
+
         // Tests and what they share: launchers for the sandbox API and the virtual tag.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "TestSupport"]),

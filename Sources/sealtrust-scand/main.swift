@@ -14,6 +14,13 @@ for number in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handledSignals, number) }
 pthread_sigmask(SIG_BLOCK, &handledSignals, nil)
 signal(SIGPIPE, SIG_IGN)
 
+// Each subscriber is a descriptor: take the whole hard limit, not the 1,024 soft default.
+var descriptorLimit = rlimit()
+if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &descriptorLimit) == 0, descriptorLimit.rlim_cur < descriptorLimit.rlim_max {
+    descriptorLimit.rlim_cur = descriptorLimit.rlim_max
+    setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &descriptorLimit)
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let environment = ProcessInfo.processInfo.environment
 

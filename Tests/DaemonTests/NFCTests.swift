@@ -91,13 +91,8 @@ struct NFCTests {
         #expect(try await tap(again, watcher: watcher).verdict["outcome"]?.string == "authentic")
     }
 
+    /// As an operator would: `pkill -x pcscd; pcscd`.
     func restartPcscd() throws {
-        for command in ["pkill -x pcscd; sleep 0.5", "pcscd"] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", command]
-            try process.run()
-            process.waitUntilExit()
-        }
+        try runShell("pkill -x pcscd; sleep 0.5; pcscd")
     }
 }
