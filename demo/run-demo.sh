@@ -31,7 +31,7 @@ wait_for() { # wait_for SECONDS COMMAND...: until the command succeeds
 }
 
 say "Sandbox SealTrust API (checks the chips' AES-CMAC for real)"
-/usr/bin/python3 tools/sandbox/sandbox.py --port 0 --exit-with-stdin >"$work/sandbox.out" 2>"$work/sandbox.err" < <(sleep infinity) &
+/usr/bin/python3 tools/sandbox/sandbox.py --port 0 >"$work/sandbox.out" 2>"$work/sandbox.err" </dev/null &
 pids+=($!)
 wait_for 15 grep -q LISTENING "$work/sandbox.out"
 port="$(awk '/LISTENING/ {print $2; exit}' "$work/sandbox.out")"

@@ -11,14 +11,23 @@ struct NFCTests {
     /// Presents the tag and returns the scan and verdict a subscriber received for it.
     func tap(_ tag: VirtualTag, watcher: LineClient) async throws -> VerifiedScan {
         try await tag.present()
-        defer { Task { try? await tag.remove() } }
+        do {
+            let result = try awaitVerdict(watcher)
+            try await tag.remove()
+            return result
+        } catch {
+            try? await tag.remove()
+            throw error
+        }
+    }
+
+    func awaitVerdict(_ watcher: LineClient) throws -> VerifiedScan {
         var seen: [JSON] = []
         guard let scan = try watcher.next(timeout: .seconds(20), seen: &seen, where: { $0["type"]?.string == "scan" }) else {
             throw HarnessError("no scan after a tap; saw \(seen.map { $0.encoded() })")
         }
         guard let verdict = try watcher.next(timeout: .seconds(20), seen: &seen, where: { $0["type"]?.string == "verdict" && $0["scan_id"] == scan["scan_id"] })
         else { throw HarnessError("no verdict after a tap; saw \(seen.map { $0.encoded() })") }
-        try await tag.remove()
         return VerifiedScan(scan: scan, verdict: verdict)
     }
 

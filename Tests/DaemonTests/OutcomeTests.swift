@@ -20,7 +20,7 @@ struct OutcomeTests {
         ChipCase(chip: "seal-opened-degrade", outcome: "authentic", seal: .object([("status", "opened"), ("policy", "degrade")]), theftReported: false),
         ChipCase(chip: "seal-opened-silent", outcome: "authentic", seal: nil, theftReported: false),
         ChipCase(chip: "no-seal", outcome: "authentic", seal: nil, theftReported: false),
-        ChipCase(chip: "stolen", outcome: "authentic", seal: nil, theftReported: true),
+        ChipCase(chip: "stolen", outcome: "authentic", seal: .object([("status", "intact"), ("policy", "inform")]), theftReported: true),
         ChipCase(chip: "minting", outcome: "minting_in_progress", seal: nil, theftReported: nil),
         ChipCase(chip: "never-registered", outcome: "never_registered", seal: nil, theftReported: nil),
     ]
@@ -140,17 +140,13 @@ struct OutcomeTests {
         #expect(paths.contains("/passport/SN-00042") && paths.contains("/reference/03701234567890"))
     }
 
+    /// The 429 comes last: after it the client refuses calls locally until Retry-After has passed.
     @Test func rateLimitAndServerErrorsAreTheirOwnOutcomes() async throws {
         let api = try SandboxAPI.start()
         defer { api.stop() }
         let daemon = try ScanDaemon(api: api).waitUntilListening()
         defer { _ = daemon.terminate(); daemon.removeDirectory() }
         let (client, _) = try daemon.connect()
-
-        try await api.fault(path: "/scans/verify", status: 429, body: "{\"detail\":\"slow down\"}", count: 1)
-        let limited = try client.verify(try mintChipURL("spare-b", counter: 4), id: "l").verdict
-        #expect(limited["outcome"]?.string == "too_many_calls")
-        #expect(limited["retry_after_s"]?.integer == 60)
 
         try await api.fault(path: "/scans/verify", status: 503, body: "{\"detail\":\"UPSTREAM_DOWN: maintenance\"}", count: 1)
         let failed = try client.verify(try mintChipURL("spare-b", counter: 5), id: "f").verdict
@@ -165,11 +161,20 @@ struct OutcomeTests {
         let sends = try await api.requests().filter { $0.path == "/scans/verify" && $0.body.contains(url) }
         #expect(sends.count == 1, "a 5xx is never retried on our own")
 
+        try await api.fault(path: "/scans/verify", status: 429, body: "{\"detail\":\"slow down\"}", count: 1)
+        let limited = try client.verify(try mintChipURL("spare-b", counter: 8), id: "l").verdict
+        #expect(limited["outcome"]?.string == "too_many_calls")
+        #expect(limited["retry_after_s"]?.integer == 60)
+        let refused = try client.verify(try mintChipURL("spare-b", counter: 9), id: "r").verdict
+        #expect(refused["outcome"]?.string == "too_many_calls", "refused locally while the server asks to wait")
+        let afterLimit = try await api.requests().filter { $0.path == "/scans/verify" }.count
+        #expect(afterLimit == 3, "the refused call was not sent")
+
         let (other, _) = try daemon.connect()
         let status = try #require(try { try other.send("{\"cmd\":\"status\",\"id\":\"s\"}"); return try other.next { $0["type"]?.string == "status" } }())
-        #expect(status["counters"]?["scans"]?.integer == 3)
+        #expect(status["counters"]?["scans"]?.integer == 4)
         #expect(status["counters"]?["verdicts"]?["failure"]?.integer == 2)
-        #expect(status["counters"]?["verdicts"]?["too_many_calls"]?.integer == 1)
+        #expect(status["counters"]?["verdicts"]?["too_many_calls"]?.integer == 2)
         #expect(status["counters"]?["api_errors"]?.integer == 2)
     }
 

@@ -46,7 +46,7 @@ struct ProtocolTests {
         let bulky = String(repeating: "not a code ", count: 1_500)
         let count = 60
         for index in 0..<count {
-            try sender.send(.object([("cmd", "verify"), ("raw", .string(bulky + String(index))), ("id", .int(Int64(index)))]))
+            _ = try sender.verify(bulky + String(index), id: String(index))
         }
         var verdicts = 0
         while verdicts < count, let message = try reader.readJSON(timeout: .seconds(20)) {
