@@ -43,7 +43,10 @@ let package = Package(
             name: "sealtrust-scand",
             dependencies: ["ScanPipeline", "SystemdSupport"]
         ),
-        .executableTarget(name: "sealtrust-scanctl"),
+        .executableTarget(name: "sealtrust-scanctl", dependencies: ["ScanJournal"]),
+        .executableTarget(name: "socket-bench", dependencies: ["ScanJournal", "VerdictSocket"]),
+        // Appends until killed: the journal's crash test runs it.
+        .executableTarget(name: "journal-writer", dependencies: ["ScanJournal"]),
 
         // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).
         .executableTarget(name: "scand-bench", dependencies: ["TestSupport"]),
@@ -55,6 +58,8 @@ let package = Package(
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "TestSupport"]),
         .target(name: "SystemdTestSupport", path: "Tests/SystemdTestSupport"),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport", "SystemdTestSupport", "notify-probe"]),
+        .testTarget(name: "ScanJournalTests", dependencies: ["ScanJournal"]),
+        .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "ScanJournal"]),
         .testTarget(
             name: "DaemonTests",
             dependencies: ["ScanPipeline", "ScanJournal", "SealTrustKit", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]

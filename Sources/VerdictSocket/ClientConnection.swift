@@ -28,7 +28,7 @@ final class ClientConnection {
 
     var queuedBytes: Int { output.count - outputStart }
 
-    func queue(_ bytes: [UInt8]) {
+    func queue(_ bytes: ArraySlice<UInt8>) {
         output.append(contentsOf: bytes)
     }
 

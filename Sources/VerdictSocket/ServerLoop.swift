@@ -13,7 +13,8 @@ final class ServerLoop {
     private let delegate: any VerdictServerDelegate
     private var clients: [Int32: ClientConnection] = [:]
     private var nextClientNumber: UInt64 = 1
-    private var acceptPaused = false
+    /// Set when accept(2) ran out of descriptors or memory: listening resumes at that instant.
+    private var acceptResumes: ContinuousClock.Instant?
     private var scratch = [UInt8](repeating: 0, count: 65_536)
     /// Below this much pending output, a replaying client gets its next batch from the journal.
     private let replayLowWater: Int
@@ -37,7 +38,8 @@ final class ServerLoop {
             descriptors.removeAll(keepingCapacity: true)
             order.removeAll(keepingCapacity: true)
             descriptors.append(pollfd(fd: mailbox.wakeDescriptor, events: Int16(POLLIN), revents: 0))
-            descriptors.append(pollfd(fd: acceptPaused ? -1 : listenDescriptor, events: Int16(POLLIN), revents: 0))
+            if let resumes = acceptResumes, resumes <= .now { acceptResumes = nil }
+            descriptors.append(pollfd(fd: acceptResumes == nil ? listenDescriptor : -1, events: Int16(POLLIN), revents: 0))
             var replayWaiting = false
             for (descriptor, client) in clients {
                 var events = Int16(POLLIN)
@@ -46,10 +48,9 @@ final class ServerLoop {
                 descriptors.append(pollfd(fd: descriptor, events: events, revents: 0))
                 order.append(descriptor)
             }
-            let timeout: Int32 = replayWaiting ? 0 : (acceptPaused ? 100 : -1)
+            let timeout: Int32 = replayWaiting ? 0 : (acceptResumes == nil ? -1 : 100)
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready < 0 && errno != EINTR { break }
-            acceptPaused = false
 
             let letters = mailbox.take()
             if letters.stopping { break }
@@ -58,7 +59,7 @@ final class ServerLoop {
             for (index, descriptor) in order.enumerated() {
                 let revents = Int32(descriptors[index + 2].revents)
                 guard revents != 0, let client = clients[descriptor] else { continue }
-                if revents & (POLLIN | POLLHUP | POLLERR) != 0 {
+                if revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL) != 0 {
                     receive(from: client)
                 }
                 if !client.isClosed && revents & POLLOUT != 0 && !client.flush() {
@@ -92,9 +93,17 @@ final class ServerLoop {
             disconnect(client)
             return
         }
-        let wasIdle = client.queuedBytes == 0
-        client.queue(bytes)
-        if wasIdle && !client.flush() { disconnect(client) }
+        guard client.queuedBytes == 0 else {
+            client.queue(bytes[...])
+            return
+        }
+        // Nothing waiting: send straight from the shared bytes and keep only what the kernel did not take.
+        let sent = bytes.withUnsafeBytes { UnixSocket.send(client.descriptor, $0) }
+        guard let sent else {
+            disconnect(client)
+            return
+        }
+        if sent < bytes.count { client.queue(bytes[sent...]) }
     }
 
     private func send(_ message: JSON, to client: ClientConnection) {
@@ -114,7 +123,11 @@ final class ServerLoop {
         for _ in 0..<64 {
             let descriptor = accept(listenDescriptor, nil, nil)
             if descriptor < 0 {
-                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM { acceptPaused = true }
+                switch errno {
+                case EAGAIN, EINTR, ECONNABORTED: break
+                // Out of descriptors or memory: a level-triggered poll would spin, so listen again in 100 ms.
+                default: acceptResumes = .now + .milliseconds(100)
+                }
                 return
             }
             guard (try? UnixSocket.setNonBlocking(descriptor)) != nil else {

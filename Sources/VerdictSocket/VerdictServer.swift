@@ -64,6 +64,7 @@ public final class VerdictServer: Sendable {
     }
 
     /// Closes every client and the listening socket; removes the socket file unless it was inherited.
+    /// It waits for the server thread, so a delegate callback must not call it.
     public func stop() {
         guard let stopped = running.withLock({ running -> Running? in
             defer { running = nil }

@@ -1,0 +1,116 @@
+import Glibc
+import ScanJournal
+
+/// Runs one command of daemon.md against the daemon and returns the exit status.
+struct Client {
+    static let verifyTimeout = 120.0
+    static let statusTimeout = 10.0
+
+    let invocation: Invocation
+    private let requestID: JSON = .string("scanctl-\(getpid())")
+
+    init(invocation: Invocation) {
+        self.invocation = invocation
+    }
+
+    func run() throws(DaemonFailure) -> Int32 {
+        if invocation.action == .help {
+            Output.line(Invocation.usage)
+            return ExitStatus.done
+        }
+        let connection = try DaemonConnection(path: invocation.socketPath)
+        guard let hello = try connection.readMessage(timeout: Client.statusTimeout) else {
+            throw DaemonFailure(message: "the daemon did not say hello within \(Int(Client.statusTimeout)) s")
+        }
+        if hello.message["type"] == .string("error") {
+            let detail = hello.message["detail"]?.stringValue ?? hello.line
+            throw DaemonFailure(message: "the daemon refused the connection: \(detail)")
+        }
+        guard hello.message["type"] == .string("hello"), hello.message["protocol"] == .int(1) else {
+            throw DaemonFailure(message: "the daemon broke the protocol: expected hello of protocol 1, got \(hello.line)")
+        }
+        var formatter = EventFormatter()
+        switch invocation.action {
+        case .watch:
+            show(hello, with: &formatter)
+            return try follow(connection, with: &formatter)
+        case .replay(let since):
+            try connection.send(.object([("cmd", "replay"), ("id", requestID), ("since", .int(Int64(clamping: since)))]))
+            return try follow(connection, with: &formatter)
+        case .verify(let raw):
+            try connection.send(.object([("cmd", "watch"), ("events", [])]))
+            try connection.send(.object([("cmd", "verify"), ("id", requestID), ("raw", .string(raw))]))
+            return try awaitVerdict(connection, with: &formatter)
+        case .status:
+            try connection.send(.object([("cmd", "status"), ("id", requestID)]))
+            return try awaitStatus(connection)
+        case .help:
+            return ExitStatus.done
+        }
+    }
+
+    private func show(_ received: (line: String, message: JSON), with formatter: inout EventFormatter) {
+        if invocation.json {
+            Output.line(received.line)
+        } else if let line = formatter.line(for: received.message) {
+            Output.line(line)
+        }
+    }
+
+    /// The refusal of one of our commands: said on stderr, exit 1.
+    private func isRefusal(_ message: JSON) -> Bool {
+        message["type"] == .string("error") && message["id"] == requestID
+    }
+
+    private func refuse(_ message: JSON) -> Int32 {
+        let code = message["code"]?.stringValue ?? "error"
+        let detail = message["detail"]?.stringValue ?? ""
+        Output.complain("the daemon refused: \(code): \(detail)")
+        return ExitStatus.otherOutcome
+    }
+
+    private func follow(_ connection: DaemonConnection, with formatter: inout EventFormatter) throws(DaemonFailure) -> Int32 {
+        while true {
+            guard let received = try connection.readMessage() else { continue }
+            if isRefusal(received.message) { return refuse(received.message) }
+            show(received, with: &formatter)
+        }
+    }
+
+    private func awaitVerdict(_ connection: DaemonConnection, with formatter: inout EventFormatter) throws(DaemonFailure) -> Int32 {
+        while true {
+            guard let received = try connection.readMessage(timeout: Client.verifyTimeout) else {
+                throw DaemonFailure(message: "no verdict from the daemon within \(Int(Client.verifyTimeout)) s")
+            }
+            let message = received.message
+            if isRefusal(message) { return refuse(message) }
+            guard message["request_id"] == requestID else { continue }
+            if message["type"] == .string("scan") {
+                _ = formatter.line(for: message)
+                continue
+            }
+            guard message["type"] == .string("verdict") else { continue }
+            show(received, with: &formatter)
+            guard let outcome = message["outcome"]?.stringValue else {
+                throw DaemonFailure(message: "the daemon broke the protocol: a verdict without an outcome")
+            }
+            return outcome == "authentic" || outcome == "identified" ? ExitStatus.done : ExitStatus.otherOutcome
+        }
+    }
+
+    private func awaitStatus(_ connection: DaemonConnection) throws(DaemonFailure) -> Int32 {
+        while true {
+            guard let received = try connection.readMessage(timeout: Client.statusTimeout) else {
+                throw DaemonFailure(message: "no status from the daemon within \(Int(Client.statusTimeout)) s")
+            }
+            if isRefusal(received.message) { return refuse(received.message) }
+            guard received.message["type"] == .string("status"), received.message["id"] == requestID else { continue }
+            if invocation.json {
+                Output.line(received.line)
+            } else {
+                StatusFormatter.lines(for: received.message).forEach(Output.line)
+            }
+            return ExitStatus.done
+        }
+    }
+}

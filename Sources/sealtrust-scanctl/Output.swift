@@ -1,0 +1,28 @@
+import Glibc
+
+/// Whole lines straight to the descriptors: each event is out as soon as it is printed,
+/// even into a pipe, and no C stdio global is touched.
+enum Output {
+    static func line(_ text: String) {
+        writeAll(1, text + "\n")
+    }
+
+    static func complain(_ text: String) {
+        writeAll(2, "sealtrust-scanctl: \(text)\n")
+    }
+
+    static func usage() {
+        writeAll(2, Invocation.usage + "\n")
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            if result < 0 && errno == EINTR { continue }
+            if result <= 0 { return }
+            written += result
+        }
+    }
+}

@@ -1,0 +1,250 @@
+import Foundation
+import Glibc
+import ScanJournal
+import Testing
+import VerdictSocket
+
+/// `sealtrust-scanctl`, the built binary, against a real server.
+@Suite(.serialized) struct ScanctlTests {
+    @Test func statusPrintsReadableLinesAndExitsZero() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        try daemon.emit("source")
+        try daemon.start()
+        let result = try Scanctl.run(["--socket", daemon.socketPath, "status"])
+        #expect(result.status == 0)
+        #expect(
+            result.standardOutput == """
+                sealtrust-scand 0.1.0, up 42s, 1 client, last seq 1
+                source nfc:Virtual PCD 00 00  nfc  ready
+                scans 3, verdicts authentic 2, api errors 0
+
+                """)
+        #expect(result.standardError.isEmpty)
+    }
+
+    @Test func statusJSONPrintsTheAnswerLine() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        try daemon.start()
+        let result = try Scanctl.run(["status", "--json", "--socket", daemon.socketPath])
+        #expect(result.status == 0)
+        let status = try JSON.parse(result.standardOutput.dropLast())
+        #expect(status["type"] == "status")
+        #expect(status["clients"] == 1)
+    }
+
+    @Test func verifySendsTheStringExactlyAndExitsByOutcome() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        try daemon.start()
+        let raw = " https://sealtrust.io/c?picc_data=EF963FF7828658A599F3041510671E88&cmac=94EED9EE65337086\té\"\\ "
+        let authentic = try Scanctl.run(["--socket", daemon.socketPath, "verify", raw])
+        #expect(authentic.status == 0)
+        #expect(authentic.standardOutput.contains(" verdict manual  authentic\n"))
+        #expect(daemon.verifications.withLock { $0.map(\.raw) } == [raw])
+
+        daemon.outcome.withLock { $0 = "replay" }
+        let replay = try Scanctl.run(["--socket", daemon.socketPath, "verify", "--json", "https://sealtrust.io/c?x"])
+        #expect(replay.status == 1)
+        let verdict = try JSON.parse(replay.standardOutput.dropLast())
+        #expect(verdict["outcome"] == "replay")
+        #expect(daemon.verifications.withLock { $0.last?.raw } == "https://sealtrust.io/c?x")
+
+        daemon.outcome.withLock { $0 = "identified" }
+        #expect(try Scanctl.run(["--socket", daemon.socketPath, "verify", "--", "--socket"]).status == 0)
+        #expect(daemon.verifications.withLock { $0.last?.raw } == "--socket")
+    }
+
+    @Test func anUnreachableDaemonIsExitThreeWithOneLine() throws {
+        let result = try Scanctl.run(["--socket", "/tmp/no-such-dir-\(getpid())/scand.sock", "status"])
+        #expect(result.status == 3)
+        #expect(result.standardError.split(separator: "\n").count == 1)
+        #expect(result.standardError.contains("cannot reach the daemon"))
+        #expect(result.standardOutput.isEmpty)
+    }
+
+    @Test(arguments: [
+        [], ["watch", "extra"], ["replay"], ["replay", "--since", "-1"], ["replay", "--since", "ten"], ["verify"],
+        ["status", "--colour"], ["dance"], ["--socket"],
+    ])
+    func badUsageIsExitTwo(_ arguments: [String]) throws {
+        let result = try Scanctl.run(arguments)
+        #expect(result.status == 2)
+        #expect(result.standardError.hasPrefix("sealtrust-scanctl: "))
+    }
+
+    @Test func aPeerThatBreaksTheProtocolIsExitThree() throws {
+        let directory = try FakeDaemon()
+        defer { directory.tearDown() }
+        let listener = try boundSocket(at: directory.socketPath, listening: true)
+        defer { close(listener) }
+        Thread {
+            let peer = accept(listener, nil, nil)
+            let garbage = Array("HTTP/1.1 400 Bad Request\n".utf8)
+            _ = garbage.withUnsafeBytes { send(peer, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            close(peer)
+        }.start()
+        let result = try Scanctl.run(["--socket", directory.socketPath, "status"])
+        #expect(result.status == 3)
+        #expect(result.standardError.contains("broke the protocol"))
+        #expect(result.standardError.split(separator: "\n").count == 1)
+    }
+
+    @Test func watchPrintsOneReadableLinePerEvent() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        try daemon.start()
+        let watcher = try Scanctl.start(["--socket", daemon.socketPath, "watch"])
+        defer { watcher.stop() }
+        #expect(try watcher.readLine() == "connected to dock-3 (sealtrust-scand 0.1.0) last seq 0")
+        #expect(waitUntil { daemon.server.clientCount == 1 })
+        let url = "https://sealtrust.io/c?picc_data=EF963FF7828658A599F3041510671E88&cmac=94EED9EE65337086"
+        let source = try daemon.emit(
+            "source", [("id", "nfc:Virtual PCD 00 00"), ("medium", "nfc"), ("state", "ready"), ("detail", "reader attached")])
+        let scan = try daemon.emit(
+            "scan",
+            [("scan_id", "s1"), ("source", "nfc:Virtual PCD 00 00"), ("medium", "nfc"), ("raw", .string(url)), ("code", "chip")])
+        let verdict = try daemon.emit(
+            "verdict",
+            [
+                ("scan_id", "s1"), ("outcome", "authentic"), ("product_name", "Chronograph 42"), ("brand", "Maison Exemple"),
+                ("seal", .object([("status", "intact"), ("policy", "inform")])), ("theft_reported", false),
+            ])
+        let readError = try daemon.emit(
+            "read_error", [("source", "nfc:Virtual PCD 00 01"), ("reason", "removed_during_read"), ("detail", "card removed")])
+        let opened = try daemon.emit(
+            "verdict", [("scan_id", "s2"), ("outcome", "authentic"), ("seal", .object([("status", "opened"), ("policy", "degrade")])), ("theft_reported", true)])
+        #expect(try watcher.readLine() == "\(clock(source)) #1 source nfc:Virtual PCD 00 00  ready  reader attached")
+        #expect(try watcher.readLine() == "\(clock(scan)) #2 scan nfc:Virtual PCD 00 00  chip  \(url)")
+        #expect(
+            try watcher.readLine()
+                == "\(clock(verdict)) #3 verdict nfc:Virtual PCD 00 00  authentic  Chronograph 42 — Maison Exemple  seal: intact")
+        #expect(try watcher.readLine() == "\(clock(readError)) #4 read_error nfc:Virtual PCD 00 01  removed_during_read  card removed")
+        #expect(try watcher.readLine() == "\(clock(opened)) #5 verdict authentic  seal: opened (degrade)  THEFT REPORTED")
+
+        daemon.server.stop()
+        #expect(watcher.wait() == 3)
+        #expect(watcher.standardError().contains("closed the connection"))
+    }
+
+    @Test func watchJSONAndReplayPrintTheRawLines() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        let old = try (0..<3).map { _ in try daemon.journal.append(type: "scan", fields: [("raw", "é\t")]) }
+        try daemon.start()
+        let watcher = try Scanctl.start(["--socket", daemon.socketPath, "watch", "--json"])
+        defer { watcher.stop() }
+        #expect(try JSON.parse(try watcher.readLine())["type"] == "hello")
+        #expect(waitUntil { daemon.server.clientCount == 1 })
+        let live = try daemon.emit("verdict", [("outcome", "replay")])
+        #expect(try watcher.readLine() == live.line)
+
+        let replayer = try Scanctl.start(["--socket", daemon.socketPath, "replay", "--since", "1"])
+        defer { replayer.stop() }
+        #expect(try replayer.readLine().hasSuffix("#2 scan é\t"))
+        #expect(try replayer.readLine().hasSuffix("#3 scan é\t"))
+        #expect(try replayer.readLine().hasSuffix("#4 verdict replay"))
+        #expect(waitUntil { daemon.server.clientCount == 2 })
+        try daemon.emit("source", [("id", "camera"), ("state", "absent")])
+        #expect(try replayer.readLine().hasSuffix("#5 source camera  absent"))
+        #expect(old.count == 3)
+    }
+
+    @Test func replayOfRemovedEventsIsRefused() throws {
+        let daemon = try FakeDaemon(journalMaxBytes: 2_048, segmentBytes: 512)
+        defer { daemon.tearDown() }
+        for _ in 0..<100 { _ = try daemon.journal.append(type: "scan", fields: [("raw", "0123456789")]) }
+        try daemon.start()
+        let result = try Scanctl.run(["--socket", daemon.socketPath, "replay", "--since", "0"])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("not_available"))
+    }
+
+    /// The event's `at` as scanctl shows it under TZ=UTC.
+    private func clock(_ event: JournaledEvent) -> String {
+        let at = (try? JSON.parse(event.line))?["at"]?.stringValue ?? ""
+        return String(at.dropFirst(11).prefix(12))
+    }
+}
+
+/// Runs the built `sealtrust-scanctl` under TZ=UTC.
+final class Scanctl {
+    struct Result {
+        let status: Int32
+        let standardOutput: String
+        let standardError: String
+    }
+
+    private let process = Process()
+    private let output = Pipe()
+    private let errors = Pipe()
+    private var pending: [UInt8] = []
+
+    static func run(_ arguments: [String]) throws -> Result {
+        let running = try start(arguments)
+        let status = running.wait()
+        let standardOutput = String(decoding: running.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return Result(status: status, standardOutput: standardOutput, standardError: running.standardError())
+    }
+
+    static func start(_ arguments: [String]) throws -> Scanctl {
+        let scanctl = Scanctl()
+        scanctl.process.executableURL = builtProduct("sealtrust-scanctl")
+        scanctl.process.arguments = arguments
+        scanctl.process.environment = ["TZ": "UTC", "PATH": "/usr/bin:/bin"]
+        scanctl.process.standardOutput = scanctl.output
+        scanctl.process.standardError = scanctl.errors
+        try scanctl.process.run()
+        return scanctl
+    }
+
+    func readLine(timeout: Double = 10) throws -> String {
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let newline = pending.firstIndex(of: 0x0A) {
+                let line = String(decoding: pending[0..<newline], as: UTF8.self)
+                pending.removeSubrange(0...newline)
+                return line
+            }
+            var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { throw TimedOut() }
+            guard poll(&waiting, 1, Int32(remaining * 1000) + 1) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = read(descriptor, &chunk, chunk.count)
+            guard count > 0 else { throw TimedOut() }
+            pending.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    func wait() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    func standardError() -> String {
+        String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    /// SIGKILL: a child spawned from a test thread may inherit a mask that blocks SIGTERM.
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// An executable of this package, built next to the test bundle.
+func builtProduct(_ name: String) -> URL {
+    var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    while directory.path != "/" {
+        let candidate = directory.appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        directory = directory.deletingLastPathComponent()
+    }
+    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/debug/\(name)")
+}

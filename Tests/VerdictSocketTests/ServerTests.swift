@@ -1,0 +1,256 @@
+import Foundation
+import Glibc
+import ScanJournal
+import Synchronization
+import Testing
+import VerdictSocket
+
+@Suite(.serialized) struct ServerTests {
+    @Test func aClientThatNeverReadsIsDroppedWhileOthersReceiveEverything() throws {
+        let daemon = try FakeDaemon(configure: { $0.clientQueueBytes = 1_048_576 })
+        defer { daemon.tearDown() }
+        try daemon.start()
+        let stalled = try TestClient(path: daemon.socketPath)
+        let count = 3_000
+        let received = Mutex<[UInt64]>([])
+        let readerDone = DispatchSemaphore(value: 0)
+        let path = daemon.socketPath
+        Thread {
+            guard let reader = try? TestClient(path: path), (try? reader.hello()) != nil else {
+                readerDone.signal()
+                return
+            }
+            while let line = try? reader.readLine(), let seq = (try? JSON.parse(line))?["seq"]?.integerValue {
+                let total = received.withLock { list in
+                    list.append(UInt64(seq))
+                    return list.count
+                }
+                if total == count { break }
+            }
+            readerDone.signal()
+        }.start()
+        #expect(waitUntil { daemon.server.clientCount == 2 })
+        let payload = JSON.string(String(repeating: "v", count: 1_000))
+        var published: [UInt64] = []
+        for index in 0..<count {
+            published.append(try daemon.emit("verdict", [("padding", payload)]).seq)
+            if index % 50 == 0 {
+                // The reader is a slow debug build: keep it within 500 events (500 KB) of the publisher.
+                #expect(waitUntil { received.withLock { $0.count } >= index - 500 })
+            }
+        }
+        #expect(readerDone.wait(timeout: .now() + 20) == .success)
+        let everythingInOrder = received.withLock { $0 } == published
+        #expect(everythingInOrder)
+        #expect(waitUntil { daemon.server.clientCount == 1 })
+        #expect(stalled.isClosedByServer(within: 10))
+    }
+
+    @Test func aThousandConnectAndCloseCyclesLeaveTheDescriptorCountUnchanged() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        try daemon.start()
+        let warmup = try TestClient(path: daemon.socketPath)
+        try warmup.hello()
+        #expect(waitUntil { daemon.server.clientCount == 1 })
+        let before = openDescriptorCount()
+        for cycle in 0..<1_000 {
+            let client = try TestClient(path: daemon.socketPath)
+            switch cycle % 4 {
+            case 0: try client.hello()
+            case 1: client.send(#"{"cmd":"status"}"# + "\n")
+            case 2: client.send("garbage without newline")
+            default: break
+            }
+        }
+        #expect(waitUntil(timeout: 10) { daemon.server.clientCount == 1 })
+        #expect(waitUntil { openDescriptorCount() == before })
+        try daemon.emit("verdict")
+        #expect(try JSON.parse(try #require(try warmup.readLine()))["type"] == "verdict")
+    }
+
+    @Test func replayWhilePublishingHasNoGapAndNoDoubleAtTheSeam() throws {
+        let daemon = try FakeDaemon(segmentBytes: 200_000)
+        defer { daemon.tearDown() }
+        let payload = JSON.string(String(repeating: "r", count: 400))
+        for _ in 0..<3_000 { _ = try daemon.journal.append(type: "scan", fields: [("padding", payload)]) }
+        try daemon.start()
+        let client = try TestClient(path: daemon.socketPath)
+        try client.hello()
+
+        let publisherDone = DispatchSemaphore(value: 0)
+        let journal = daemon.journal
+        let server = daemon.server
+        Thread {
+            for index in 0..<1_500 {
+                if let event = try? journal.append(type: index % 2 == 0 ? "scan" : "verdict", fields: [("padding", payload)]) {
+                    server.publish(event)
+                }
+            }
+            publisherDone.signal()
+        }.start()
+        client.send(#"{"cmd":"replay","since":100,"id":"r"}"# + "\n")
+
+        var seqs: [UInt64] = []
+        while seqs.last != 4_500 {
+            let message = try client.readJSON(timeout: 10)
+            #expect(message["type"] == "scan" || message["type"] == "verdict")
+            seqs.append(UInt64(try #require(message["seq"]?.integerValue)))
+        }
+        #expect(publisherDone.wait(timeout: .now() + 10) == .success)
+        let replayStart = try #require(seqs.firstIndex(of: 101))
+        let livePrefix = seqs[..<replayStart]
+        #expect(livePrefix.allSatisfy { $0 > 3_000 })
+        let contiguous = Array(seqs[replayStart...]) == Array(101...4_500)
+        #expect(contiguous)
+        #expect(client.staysSilent(for: 0.2))
+    }
+
+    @Test func replayFromTheLastSeqOrAboveReplaysNothingAndContinuesLive() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        for _ in 0..<5 { try daemon.emit("scan") }
+        try daemon.start()
+        for since in [5, 900] {
+            let client = try TestClient(path: daemon.socketPath)
+            try client.hello()
+            client.send("{\"cmd\":\"replay\",\"since\":\(since)}\n")
+            #expect(client.staysSilent(for: 0.2))
+            let live = try daemon.emit("verdict")
+            #expect(try client.readLine() == live.line)
+        }
+    }
+
+    @Test func replayedEventsIgnoreWatchButLiveOnesAfterwardFollowIt() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        let first = try daemon.journal.append(type: "source", fields: [])
+        let second = try daemon.journal.append(type: "scan", fields: [])
+        try daemon.start()
+        let client = try TestClient(path: daemon.socketPath)
+        try client.hello()
+        client.send(#"{"cmd":"watch","events":["verdict"]}"# + "\n")
+        _ = try client.readLine()
+        client.send(#"{"cmd":"replay","since":0}"# + "\n")
+        #expect(try client.readLine() == first.line)
+        #expect(try client.readLine() == second.line)
+        client.send(#"{"cmd":"status","id":"caught-up"}"# + "\n")
+        #expect(try client.readJSON()["id"] == "caught-up")
+        try daemon.emit("scan")
+        let verdict = try daemon.emit("verdict")
+        #expect(try client.readLine() == verdict.line)
+    }
+
+    @Test func replayOfEventsRetentionRemovedIsNotAvailable() throws {
+        let daemon = try FakeDaemon(journalMaxBytes: 4_096, segmentBytes: 1_024)
+        defer { daemon.tearDown() }
+        for _ in 0..<200 { _ = try daemon.journal.append(type: "scan", fields: [("raw", "0123456789abcdef")]) }
+        try daemon.start()
+        let client = try TestClient(path: daemon.socketPath)
+        try client.hello()
+        client.send(#"{"cmd":"replay","since":0,"id":"old"}"# + "\n")
+        let error = try client.readJSON()
+        #expect(error["type"] == "error")
+        #expect(error["code"] == "not_available")
+        #expect(error["id"] == "old")
+        let oldest = daemon.journal.oldestAvailableSeq
+        client.send("{\"cmd\":\"replay\",\"since\":\(oldest - 1)}\n")
+        #expect(try client.readJSON()["seq"] == .int(Int64(oldest)))
+    }
+
+    @Test func overTheClientLimitANewConnectionIsToldAndClosed() throws {
+        let daemon = try FakeDaemon(configure: { $0.maxClients = 2 })
+        defer { daemon.tearDown() }
+        try daemon.start()
+        let first = try TestClient(path: daemon.socketPath)
+        var second: TestClient? = try TestClient(path: daemon.socketPath)
+        try first.hello()
+        try second?.hello()
+        let third = try TestClient(path: daemon.socketPath)
+        let refusal = try third.readJSON()
+        #expect(refusal["type"] == "error")
+        #expect(refusal["code"] == "not_available")
+        #expect(refusal["detail"] == "too many clients")
+        #expect(third.isClosedByServer())
+        second = nil
+        #expect(waitUntil { daemon.server.clientCount == 1 })
+        let fourth = try TestClient(path: daemon.socketPath)
+        #expect(try fourth.hello()["type"] == "hello")
+        #expect(second == nil)
+    }
+
+    @Test func theSocketFileIsMode0660AndRemovedOnStop() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        try daemon.start()
+        var info = stat()
+        #expect(stat(daemon.socketPath, &info) == 0)
+        #expect(info.st_mode & S_IFMT == S_IFSOCK)
+        #expect(info.st_mode & 0o777 == 0o660)
+        let client = try TestClient(path: daemon.socketPath)
+        try client.hello()
+        daemon.server.stop()
+        #expect(client.isClosedByServer())
+        #expect(access(daemon.socketPath, F_OK) != 0)
+        #expect(throws: (any Error).self) { try TestClient(path: daemon.socketPath) }
+    }
+
+    @Test func aStaleSocketFileIsReplacedAndALiveOneRespected() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        let stale = try boundSocket(at: daemon.socketPath, listening: false)
+        close(stale)
+        #expect(access(daemon.socketPath, F_OK) == 0)
+        try daemon.start()
+        let client = try TestClient(path: daemon.socketPath)
+        try client.hello()
+
+        let second = VerdictServer(configuration: VerdictServerConfiguration(path: daemon.socketPath), journal: daemon.journal)
+        #expect(throws: VerdictServerError.alreadyServed(path: daemon.socketPath)) { try second.start(delegate: daemon) }
+        #expect("\(VerdictServerError.alreadyServed(path: "/x"))".contains("already listening on /x"))
+        let stillServed = try TestClient(path: daemon.socketPath)
+        try stillServed.hello()
+        let event = try daemon.emit("verdict")
+        #expect(try client.readLine() == event.line)
+    }
+
+    @Test func aPathThatIsNotASocketIsLeftAlone() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        #expect(FileManager.default.createFile(atPath: daemon.socketPath, contents: Data("keep me".utf8)))
+        #expect(throws: VerdictServerError.notASocket(path: daemon.socketPath)) { try daemon.start() }
+        #expect(FileManager.default.contents(atPath: daemon.socketPath) == Data("keep me".utf8))
+    }
+
+    @Test func anInheritedDescriptorIsUsedAsIsAndItsFileKept() throws {
+        var inherited: Int32 = -1
+        let daemon = try FakeDaemon(configure: { configuration in
+            configuration.path = configuration.path + ".activated"
+        })
+        defer { daemon.tearDown() }
+        let path = daemon.server.configuration.path
+        inherited = try boundSocket(at: path, listening: true)
+        let activated = VerdictServer(
+            configuration: VerdictServerConfiguration(path: path, inheritedDescriptor: inherited), journal: daemon.journal)
+        try activated.start(delegate: daemon)
+        let client = try TestClient(path: path)
+        #expect(try client.hello()["station"] == "dock-3")
+        let event = try daemon.journal.append(type: "verdict", fields: [])
+        activated.publish(event)
+        #expect(try client.readLine() == event.line)
+        activated.stop()
+        #expect(client.isClosedByServer())
+        #expect(access(path, F_OK) == 0)
+    }
+}
+
+/// A socket bound at `path` by hand: a crashed daemon's leftover, or what systemd passes.
+func boundSocket(at path: String, listening: Bool) throws -> Int32 {
+    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    let bound = withUnixAddress(path) { bind(descriptor, $0, $1) }
+    guard bound == 0, !listening || listen(descriptor, 16) == 0 else {
+        close(descriptor)
+        throw POSIXError(.EADDRINUSE)
+    }
+    return descriptor
+}
