@@ -9,13 +9,16 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 bin="$(swift build --show-bin-path)"
 work="$(mktemp -d /tmp/sealtrust-demo.XXXXXX)"
-reader="Virtual PCD 00 00"
+reader="Virtual PCD 00 01"
 pids=()
 
 cleanup() {
     exec 7>&- 2>/dev/null || true
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    # Last started, first stopped: the watcher goes before the daemon it watches.
+    for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+        kill "${pids[i]}" 2>/dev/null || true
+        wait "${pids[i]}" 2>/dev/null || true
+    done
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -39,7 +42,7 @@ echo "listening on http://127.0.0.1:$port"
 
 say "Virtual NTAG 424 DNA on '$reader'"
 mkfifo "$work/vtag.in"
-/usr/bin/python3 tools/vtag/vtag.py --port 35963 --chip authentic <"$work/vtag.in" >"$work/vtag.out" 2>&1 &
+/usr/bin/python3 tools/vtag/vtag.py --port 35964 --chip authentic <"$work/vtag.in" >"$work/vtag.out" 2>&1 &
 pids+=($!)
 exec 7>"$work/vtag.in"
 wait_for 15 grep -q READY "$work/vtag.out"
@@ -57,12 +60,13 @@ scanctl watch &
 pids+=($!)
 sleep 1
 
-verdicts() { grep -c '"type":"verdict"' "$work"/journal/* 2>/dev/null | awk -F: '{n += $NF} END {print n + 0}'; }
+verdicts() { cat "$work"/journal/* 2>/dev/null | grep -c '"type":"verdict"' || true; }
+verdicts_beyond() { [ "$(verdicts)" -ge "$1" ]; }
 tap() { # tap CHIP: present the virtual tag with that chip's keys until its verdict is in, then take it away
     local before; before="$(verdicts)"
     echo "chip $1" >&7
     echo present >&7
-    wait_for 20 test "$(verdicts)" -gt "$before"
+    wait_for 20 verdicts_beyond $((before + 1))
     echo remove >&7
     sleep 1
 }
@@ -73,7 +77,7 @@ say "Tap: a product whose seal was opened (authentic; a broken seal is not a cou
 tap seal-opened
 
 say "A copied URL: the first tap's URL sent again with 'sealtrust-scanctl verify'"
-first_url="$(grep -h '"type":"scan"' "$work"/journal/* | head -1 | /usr/bin/python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["raw"])')"
+first_url="$(cat "$work"/journal/* | grep '"type":"scan"' | head -1 | /usr/bin/python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["raw"])')"
 scanctl verify "$first_url" || true
 sleep 0.5
 
@@ -84,7 +88,7 @@ say "Webcam stand-in: a Y4M stream with a printed SealTrust code, then another b
 /usr/bin/python3 demo/qr-stream.py "$work/stream.part" "https://sealtrust.io/p/SN-00042" "https://id.gs1.org/01/09506000134352"
 before="$(verdicts)"
 mv "$work/stream.part" "$work/camera.y4m"
-wait_for 30 test "$(verdicts)" -ge $((before + 2))
+wait_for 30 verdicts_beyond $((before + 2))
 sleep 1
 
 say "Status"

@@ -44,7 +44,7 @@ struct Options {
     }
 }
 
-let reader = "Virtual PCD 00 00"
+let reader = "Virtual PCD 00 01"
 
 func percentile(_ values: [Duration], _ fraction: Double) -> Duration {
     let sorted = values.sorted()
@@ -128,7 +128,7 @@ struct ScandBench {
         print("(a) one verify round trip by a minimal HTTP client on loopback (the sandbox's own time included)")
         print("    p50 \(milliseconds(percentile(http, 0.5)))  p99 \(milliseconds(percentile(http, 0.99)))")
 
-        let tag = try VirtualTag.start(reader: 0, chip: "spare-a")
+        let tag = try VirtualTag.start(reader: 1, chip: "spare-a")
         defer { tag.stop() }
         let reads = try await referenceReads(options.taps, tag: tag, program: options.reference)
         let floor = zip(reads.sorted(), http.sorted()).map { $0 + $1 }

@@ -6,7 +6,7 @@ import TestSupport
 /// Taps of the virtual NTAG 424 DNA through the real pcscd, to subscribers and the sandbox API.
 @Suite(.serialized)
 struct NFCTests {
-    static let reader = "Virtual PCD 00 00"
+    static let reader = "Virtual PCD 00 01"
 
     /// Presents the tag and returns the scan and verdict a subscriber received for it.
     func tap(_ tag: VirtualTag, watcher: LineClient) async throws -> VerifiedScan {
@@ -43,7 +43,7 @@ struct NFCTests {
     @Test func tapsReachSubscribersAndTheAPIOnceEach() async throws {
         let api = try SandboxAPI.start()
         defer { api.stop() }
-        let tag = try VirtualTag.start(reader: 0, chip: "authentic")
+        let tag = try VirtualTag.start(reader: 1, chip: "authentic")
         defer { tag.stop() }
         let daemon = try ScanDaemon(api: api, nfc: Self.reader).waitUntilListening()
         defer { _ = daemon.terminate(); daemon.removeDirectory() }
@@ -73,7 +73,7 @@ struct NFCTests {
     @Test func scansFlowAgainAfterPcscdRestartAndAnAPIOutage() async throws {
         let api = try SandboxAPI.start()
         defer { api.stop() }
-        let tag = try VirtualTag.start(reader: 0, chip: "spare-a")
+        let tag = try VirtualTag.start(reader: 1, chip: "spare-a")
         defer { tag.stop() }
         let daemon = try ScanDaemon(api: api, nfc: Self.reader).waitUntilListening()
         defer { _ = daemon.terminate(); daemon.removeDirectory() }
@@ -87,7 +87,7 @@ struct NFCTests {
 
         try restartPcscd()
         tag.stop()
-        let again = try VirtualTag.start(reader: 0, chip: "spare-b")
+        let again = try VirtualTag.start(reader: 1, chip: "spare-b")
         defer { again.stop() }
         let gone = try watcher.next(timeout: .seconds(30)) {
             $0["type"]?.string == "source" && ["removed", "error"].contains($0["state"]?.string ?? "")
