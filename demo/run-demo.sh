@@ -56,7 +56,7 @@ wait_for 20 test -S "$work/scand.sock"
 scanctl() { "$bin/sealtrust-scanctl" --socket "$work/scand.sock" "$@"; }
 
 say "sealtrust-scanctl watch (every event from here on)"
-scanctl watch &
+"$bin/sealtrust-scanctl" --socket "$work/scand.sock" watch &
 pids+=($!)
 sleep 1
 
