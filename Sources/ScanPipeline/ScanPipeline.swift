@@ -147,7 +147,7 @@ public final class ScanPipeline: VerdictServerDelegate {
 
     // MARK: Scans
 
-    /// Journals and publishes the `scan` at once (in arrival order), then asks the API without holding the caller.
+    /// Journals and publishes the `scan` at once (in arrival order) and asks the API, without holding the caller.
     private func submit(raw: String, source: String, medium: String, readAt: ContinuousClock.Instant,
                         requester: ClientID? = nil, requestID: JSON? = nil, published: (@Sendable () -> Void)? = nil) {
         guard tracker.beginScan() else {
@@ -165,14 +165,13 @@ public final class ScanPipeline: VerdictServerDelegate {
         if let requestID { fields.append(("request_id", requestID)) }
         counters.countScan()
         logger.info("scan \(scanID) from \(source): \(scanned.code)")
-        recorder.enqueue(type: "scan", fields: fields, requester: requester) { _ in
-            published?()
-            Task {
-                let verdict = await self.verdict(for: scanned, live: live)
-                await self.conclude(verdict, scanID: scanID, source: source, medium: medium, readAt: readAt,
-                                    requester: requester, requestID: requestID)
-                self.tracker.endScan()
-            }
+        recorder.enqueue(type: "scan", fields: fields, requester: requester) { _ in published?() }
+        // The call need not wait for the scan's fsync: the verdict is queued behind it on the journal's queue.
+        Task {
+            let verdict = await self.verdict(for: scanned, live: live)
+            await self.conclude(verdict, scanID: scanID, source: source, medium: medium, readAt: readAt,
+                                requester: requester, requestID: requestID)
+            self.tracker.endScan()
         }
     }
 

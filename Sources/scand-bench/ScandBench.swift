@@ -6,9 +6,12 @@
 // (d) time from spawn to a listening socket.
 // (b) fan-out is measured by the socket part's benchmark.
 //
-//   scand-bench --daemon PATH --reference PATH [--taps 40] [--starts 20]
+//   scand-bench --daemon PATH --reference PATH [--taps 25] [--starts 20]
+//
+// Taps stay under the API client's own limit of 30 verifications a minute.
 import Foundation
 import Glibc
+import ScanJournal
 import TestSupport
 
 struct BenchFailure: Error, CustomStringConvertible {
@@ -19,7 +22,7 @@ struct BenchFailure: Error, CustomStringConvertible {
 struct Options {
     var daemon = ""
     var reference = ""
-    var taps = 40
+    var taps = 25
     var starts = 20
 
     static func parse(_ arguments: [String]) throws -> Options {
@@ -137,9 +140,9 @@ struct ScandBench {
         let idle = daemon.residentBytes()
         let taps = try await daemonTaps(options.taps, tag: tag, daemon: daemon)
         let added = zip(taps.sorted(), http.sorted()).map { $0 - $1 }
-        print("    C reference tag read (present to URI): p50 \(milliseconds(percentile(reads, 0.5)))  p99 \(milliseconds(percentile(reads, 0.99)))")
+        print("    C reference tag read (card-present event to URI): p50 \(milliseconds(percentile(reads, 0.5)))  p99 \(milliseconds(percentile(reads, 0.99)))")
         print("    floor (tag read + HTTP round trip):    p50 \(milliseconds(percentile(floor, 0.5)))  p99 \(milliseconds(percentile(floor, 0.99)))")
-        print("    daemon (present to verdict at a subscriber): p50 \(milliseconds(percentile(taps, 0.5)))  p99 \(milliseconds(percentile(taps, 0.99)))")
+        print("    daemon (card-present event to verdict at a subscriber): p50 \(milliseconds(percentile(taps, 0.5)))  p99 \(milliseconds(percentile(taps, 0.99)))")
         print("    daemon minus the HTTP round trip:        p50 \(milliseconds(percentile(added, 0.5)))  p99 \(milliseconds(percentile(added, 0.99)))")
         print("    daemon / floor: p50 \(ratio(percentile(taps, 0.5), percentile(floor, 0.5)))  p99 \(ratio(percentile(taps, 0.99), percentile(floor, 0.99)))  goal ≤ 1.2×")
 
@@ -163,15 +166,14 @@ struct ScandBench {
         try process.run()
         defer { if process.isRunning { process.terminate() } }
         let lines = LineReader(handle: pipe.fileHandleForReading)
-        try await Task.sleep(for: .milliseconds(500))
+        guard lines.next(timeout: .seconds(10)) == "READY" else { throw BenchFailure("the C reference did not start") }
         var durations: [Duration] = []
         for _ in 0..<count {
-            let start = ContinuousClock.now
             try await tag.present()
-            guard let line = lines.next(timeout: .seconds(10)), line.hasPrefix("READ ") else {
-                throw BenchFailure("the C reference read nothing")
-            }
-            durations.append(ContinuousClock.now - start)
+            guard let line = lines.next(timeout: .seconds(10)), line.hasPrefix("READ "),
+                  let microseconds = Int64(line.split(separator: " ")[1])
+            else { throw BenchFailure("the C reference read nothing from the tag") }
+            durations.append(.microseconds(microseconds))
             try await tag.remove()
         }
         return durations
@@ -188,17 +190,22 @@ struct ScandBench {
             if line.contains("\"state\":\"ready\"") { break }
         }
         var durations: [Duration] = []
+        let rfc3339 = ISO8601DateFormatter()
+        rfc3339.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         for _ in 0..<count {
-            let start = ContinuousClock.now
             try await tag.present()
             while true {
                 guard let line = try subscriber.readLine(timeout: .seconds(20)) else { throw BenchFailure("no verdict after a tap") }
-                if line.contains("\"type\":\"verdict\"") {
-                    if !line.contains("\"outcome\":\"authentic\"") { print("    note: \(line)") }
-                    break
-                }
+                let delivered = Date()
+                guard line.contains("\"type\":\"verdict\"") else { continue }
+                guard line.contains("\"outcome\":\"authentic\""), let verdict = try? JSON.parse(line),
+                      let latency = verdict["latency_ms"]?.integerValue, let at = verdict["at"]?.stringValue.flatMap(rfc3339.date(from:))
+                else { throw BenchFailure("unexpected verdict: \(line)") }
+                // The daemon's own clock from the card-present event to the verdict, then journal and socket to us.
+                let delivery = delivered.timeIntervalSince(at)
+                durations.append(.milliseconds(latency) + .microseconds(Int64(delivery * 1_000_000)))
+                break
             }
-            durations.append(ContinuousClock.now - start)
             try await tag.remove()
         }
         return durations
