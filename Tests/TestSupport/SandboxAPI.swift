@@ -67,7 +67,7 @@ public final class SandboxAPI: Sendable {
         let child = try SandboxProcess.launch(executable: "/usr/bin/python3", arguments: arguments)
         guard let line = child.firstLine(timeout: startTimeout) else {
             child.stop()
-            throw SandboxError.launchFailed("no LISTENING line within \(startTimeout) s from \(script)")
+            throw SandboxError.launchFailed("no LISTENING line from \(script) within \(startTimeout) s (its stderr is this process's)")
         }
         let words = line.split(separator: " ")
         guard words.count == 2, words[0] == "LISTENING", let port = Int(words[1]) else {
