@@ -16,7 +16,6 @@ struct PCSCError: Error, Equatable, CustomStringConvertible {
     }
 
     var wasCancelled: Bool { code == SCARD_E_CANCELLED }
-    var isTimeout: Bool { code == SCARD_E_TIMEOUT }
     var isUnknownReader: Bool { code == SCARD_E_UNKNOWN_READER || code == SCARD_E_READER_UNAVAILABLE }
 
     /// The tag left the field: pcscd noticed before or during this call.

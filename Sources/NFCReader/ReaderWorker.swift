@@ -45,7 +45,7 @@ final class ReaderWorker: Sendable {
 
     private func run() {
         Thread.current.name = "nfc-read"
-        var context: PCSCContext?
+        var context = try? PCSCContext.establish()  // ready before the first tap, not during it
         while true {
             wake.wait()
             let (presentation, stopping) = inbox.withLock { inbox in

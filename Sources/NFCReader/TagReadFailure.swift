@@ -38,7 +38,7 @@ public enum TagReadFailure: Error, Sendable, Equatable {
     }
 }
 
-func hex4(_ value: UInt16) -> String {
+private func hex4(_ value: UInt16) -> String {
     let digits = String(value, radix: 16, uppercase: true)
     return String(repeating: "0", count: 4 - digits.count) + digits
 }

@@ -158,9 +158,13 @@ do {
     }
     let (m, r) = (module.sorted(), reference.sorted())
     print("tap-to-URL through pcscd + vpcd, \(options.taps) taps each, blocks of \(options.block)")
-    print("               p50          p99          min          max")
-    print("NFCReader      \(milliseconds(percentile(m, 0.5)))   \(milliseconds(percentile(m, 0.99)))   \(milliseconds(m.first!))   \(milliseconds(m.last!))")
-    print("C (libpcsclite) \(milliseconds(percentile(r, 0.5)))   \(milliseconds(percentile(r, 0.99)))   \(milliseconds(r.first!))   \(milliseconds(r.last!))")
+    func row(_ label: String, _ sorted: [Duration]) -> String {
+        ([label] + [percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.first!, sorted.last!].map(milliseconds))
+            .map { $0.padding(toLength: 16, withPad: " ", startingAt: 0) }.joined()
+    }
+    print(["", "p50", "p99", "min", "max"].map { $0.padding(toLength: 16, withPad: " ", startingAt: 0) }.joined())
+    print(row("NFCReader", m))
+    print(row("C libpcsclite", r))
     print("ratio NFCReader / C: p50 \(ratio(percentile(m, 0.5), percentile(r, 0.5))), p99 \(ratio(percentile(m, 0.99), percentile(r, 0.99))) (goal <= 1.2)")
 } catch {
     FileHandle.standardError.write(Data("nfc-bench: \(error)\n".utf8))

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import NFCReader
 import Testing
 import TestSupport
@@ -148,7 +151,9 @@ struct NFCMonitorTests {
         try await tag.remove()
     }
 
-    @Test func tagPresentedAgainIsReadAgainWithAHigherCounter() async throws {
+    @Test func tagPresentedAgainIsReadAgainWithAHigherCounterThatTheSandboxAccepts() async throws {
+        let sandbox = try SandboxAPI.start()
+        defer { sandbox.stop() }
         let tag = try VirtualTag.start(reader: 0, chip: "authentic", counter: 61)
         defer { tag.stop() }
         let monitor = try await startMonitor()
@@ -164,6 +169,24 @@ struct NFCMonitorTests {
         #expect(try SUNCheck.verify(second.uri) == .init(chip: "authentic", counter: 63))
         #expect(second.presentedAt > first.presentedAt)
         #expect(monitor.tagEvents(on: Self.reader0).count == 2)
+        // The sandbox checks AES-CMAC for real and refuses a counter that does not grow.
+        #expect(try await sandboxStatus(of: first.uri, sandbox) == "authentic")
+        #expect(try await sandboxStatus(of: second.uri, sandbox) == "authentic")
+        #expect(try await sandbox.chips().first { $0.name == "authentic" }?.lastCounter == 63)
+    }
+
+    /// What the sandbox API's verifyScan says of a scanned URL (the `status` of a 200 answer).
+    private func sandboxStatus(of url: String, _ sandbox: SandboxAPI) async throws -> String? {
+        var request = URLRequest(url: sandbox.baseURL.appendingPathComponent("scans/verify"))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try JSONSerialization.data(withJSONObject: ["url": url])
+        let (body, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode
+        guard status == 200 else {
+            throw MonitorTestFailure("sandbox answered \(String(describing: status)) to \(url): \(String(decoding: body, as: UTF8.self))")
+        }
+        return (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["status"] as? String
     }
 
     @Test func pcscdRestartedWhileWatchingAndTheNextTapIsReadWithinFiveSeconds() async throws {

@@ -1,6 +1,7 @@
 import Foundation
+import TestSupport
 
-/// Checks a chip URL's SUN message with the keys of the chip catalogue (tools/vtag/sun.py): AES-CMAC for real.
+/// Checks a chip URL's SUN message with the sandbox catalogue's keys (tools/vtag/chips.py): AES-CMAC for real.
 enum SUNCheck {
     struct Verified: Equatable {
         let chip: String
@@ -28,7 +29,6 @@ enum SUNCheck {
     }
 
     private static var script: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("tools/vtag/sun.py")
+        repositoryRoot().appendingPathComponent("tools/vtag/chips.py")
     }
 }

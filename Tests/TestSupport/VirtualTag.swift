@@ -180,8 +180,7 @@ public final class VirtualTag: Sendable {
     }
 
     private static var vtagScript: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("tools/vtag/vtag.py")
+        repositoryRoot().appendingPathComponent("tools/vtag/vtag.py")
     }
 }
 

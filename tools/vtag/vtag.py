@@ -16,7 +16,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import sun  # noqa: E402
+import chips  # noqa: E402
 
 ATR = bytes.fromhex("3B8180018080")  # PC/SC part 3 ATR of an ISO 14443-4 tag without historical data
 NDEF_AID = bytes.fromhex("D2760000850101")
@@ -132,20 +132,20 @@ class Chip:
         self.counter += 1
         url = None
         if self.mode == "long-url":
-            note_length = 1024 - len(sun.sun_url(self.chip, self.counter, note=""))
-            url = sun.sun_url(self.chip, self.counter, note=("0123456789abcdef" * 64)[:note_length])
+            note_length = 1024 - len(chips.sun_url(self.chip, self.counter, note=""))
+            url = chips.sun_url(self.chip, self.counter, note=("0123456789abcdef" * 64)[:note_length])
             message = uri_record(url, short=False)
         elif self.mode == "text-record":
             message = text_record("SealTrust virtual tag")
         elif self.mode == "text-then-uri":
-            url = sun.sun_url(self.chip, self.counter)
+            url = chips.sun_url(self.chip, self.counter)
             message = text_record("SealTrust virtual tag", last=False) + uri_record(url, first=False, short=False)
         elif self.mode == "garbage":
             message = bytes(range(0xFF, 0xDF, -1))
         elif self.mode == "invalid-utf8":
             message = ndef_record(1, b"U", b"\x04sealtrust.io/c?x=\xc3\x28", True, True)
         else:
-            url = sun.sun_url(self.chip, self.counter)
+            url = chips.sun_url(self.chip, self.counter)
             message = uri_record(url)
         if self.mode == "empty-ndef":
             nlen = 0
@@ -212,11 +212,11 @@ class Chip:
 
 
 class VirtualTag:
-    def __init__(self, port, chips, chip_name, mode, mle, counter, gap, report):
-        self.port, self.chips, self.gap, self.report = port, chips, gap, report
+    def __init__(self, port, catalogue, chip_name, mode, mle, counter, gap, report):
+        self.port, self.catalogue, self.gap, self.report = port, catalogue, gap, report
         self.lock = threading.Lock()
         self.sock = None
-        self.chip = Chip(chips[chip_name], mode, mle, counter, report)
+        self.chip = Chip(catalogue[chip_name], mode, mle, counter, report)
 
     def present(self):
         with self.lock:
@@ -351,11 +351,11 @@ class VirtualTag:
             elif verb == "remove" and not args:
                 self.remove()
             elif verb == "chip" and len(args) == 1:
-                if args[0] not in self.chips:
+                if args[0] not in self.catalogue:
                     raise ValueError("unknown chip %r" % args[0])
                 with self.lock:
-                    self.chip.chip = self.chips[args[0]]
-                self.report("CHIP %s uid=%s" % (args[0], self.chips[args[0]]["uid"].hex().upper()))
+                    self.chip.chip = self.catalogue[args[0]]
+                self.report("CHIP %s uid=%s" % (args[0], self.catalogue[args[0]]["uid"].hex().upper()))
             elif verb == "mode" and len(args) == 1:
                 mode = parse_mode(args[0])
                 with self.lock:
@@ -388,7 +388,7 @@ def main():
     parser = argparse.ArgumentParser(description="A virtual NTAG 424 DNA for vsmartcard's vpcd.")
     parser.add_argument("--port", type=int, default=35963, help="vpcd port: 35963 'Virtual PCD 00 00', 35964 '00 01'")
     parser.add_argument("--chip", default="authentic", help="chip name in the catalogue")
-    parser.add_argument("--catalogue", help="catalogue JSON (default: tools/sandbox/catalogue.json, else the fixed chips)")
+    parser.add_argument("--catalogue", help="catalogue JSON (default: tools/sandbox/catalogue.json)")
     parser.add_argument("--mle", type=lambda s: int(s, 0), help="MLe in the capability container (default 256)")
     parser.add_argument("--mode", default="good", help="one of: " + ", ".join(MODES))
     parser.add_argument("--counter", type=int, default=0, help="SDMReadCtr before the first read")
@@ -397,16 +397,16 @@ def main():
     parser.add_argument("--present", action="store_true", help="present the tag at once")
     args = parser.parse_args()
     report = Report()
-    chips = sun.load_chips(args.catalogue)
-    if args.chip not in chips:
-        parser.error("unknown chip %r (chips: %s)" % (args.chip, ", ".join(chips)))
+    catalogue = chips.load_chips(args.catalogue)
+    if args.chip not in catalogue:
+        parser.error("unknown chip %r (chips: %s)" % (args.chip, ", ".join(catalogue)))
     try:
         mode = parse_mode(args.mode)
     except ValueError as e:
         parser.error(str(e))
-    sun.sun_url(chips[args.chip], 0)  # loads the crypto backend now: ~90 ms that would otherwise fall on the first tap
-    tag = VirtualTag(args.port, chips, args.chip, mode, args.mle, args.counter, args.gap, report)
-    report("READY port=%d chip=%s uid=%s mode=%s mle=%d" % (args.port, args.chip, chips[args.chip]["uid"].hex().upper(),
+    chips.sun_url(catalogue[args.chip], 0)  # loads the crypto backend now: ~90 ms that would otherwise fall on the first tap
+    tag = VirtualTag(args.port, catalogue, args.chip, mode, args.mle, args.counter, args.gap, report)
+    report("READY port=%d chip=%s uid=%s mode=%s mle=%d" % (args.port, args.chip, catalogue[args.chip]["uid"].hex().upper(),
                                                             mode, tag.chip.mle))
     if args.present:
         tag.present()
