@@ -15,7 +15,7 @@ final class FrameMailbox: FrameSink, @unchecked Sendable {
     private var stopped = false
     private(set) var droppedFrames = 0
 
-    func deliver(_ frame: Frame, live: Bool) -> Bool {
+    @discardableResult func deliver(_ frame: Frame, live: Bool) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         if live {

@@ -33,7 +33,8 @@ final class ScanSession: Sendable {
     }
 
     private func decodeUntilEnd() {
-        let decoder = QRFrameDecoder()
+        // An unchanged frame shows what the last decoded one showed: still in view, not decoded again.
+        var decoder = QRFrameDecoder(skippingUnchangedFrames: true)
         var tracker = AppearanceTracker(rescanAfter: rescanAfter)
         var currentID = sourceID
         while let item = mailbox.take() {
@@ -45,6 +46,7 @@ final class ScanSession: Sendable {
                 if case .sourceReady(let id, _) = event {
                     currentID = id
                     tracker.reset()
+                    decoder = QRFrameDecoder(skippingUnchangedFrames: true)
                 }
                 continuation.yield(event)
             case .frame(let frame):

@@ -5,35 +5,31 @@ import CZBar
 final class ZBarImageScanner {
     private let scanner: OpaquePointer
 
-    /// `density`: scan every n-th row and column (1 is zbar's default).
-    init(density: Int32 = 1) {
+    init() {
         scanner = zbar_image_scanner_create()
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_ENABLE, 1)
         // Without it zbar guesses a charset and turns UTF-8 and binary payloads into mojibake.
         zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
-        setDensity(density)
+    }
+
+    /// Scan every n-th row and column (1, zbar's default, scans them all).
+    func setDensity(_ density: Int32) {
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, density)
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, density)
     }
 
     deinit {
         zbar_image_scanner_destroy(scanner)
     }
 
-    func setDensity(_ density: Int32) {
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, density)
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, density)
-    }
-
-    /// The payloads of the QR codes in `region` of a grey image, in the order zbar found them.
-    func scan(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int, region: PixelRegion? = nil) -> [[UInt8]] {
+    /// The payloads of the QR codes in a grey image, in the order zbar found them.
+    func scan(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
         guard let image = zbar_image_create() else { return [] }
         defer { zbar_image_destroy(image) }
         zbar_image_set_format(image, ZBarFourCC.y800)
         zbar_image_set_size(image, UInt32(width), UInt32(height))
-        if let region {
-            zbar_image_set_crop(image, UInt32(region.x), UInt32(region.y), UInt32(region.width), UInt32(region.height))
-        }
-        zbar_image_set_data(image, luma.baseAddress, UInt(luma.count), nil)
+        zbar_image_set_data(image, luma.baseAddress, UInt(width * height), nil)
         guard zbar_scan_image(scanner, image) > 0 else { return [] }
         var payloads: [[UInt8]] = []
         var symbol = zbar_image_first_symbol(image)
@@ -60,4 +56,8 @@ struct PixelRegion: Sendable, Equatable {
     var y: Int
     var width: Int
     var height: Int
+
+    func overlaps(_ other: PixelRegion) -> Bool {
+        x < other.x + other.width && other.x < x + width && y < other.y + other.height && other.y < y + height
+    }
 }

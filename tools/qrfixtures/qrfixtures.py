@@ -308,7 +308,7 @@ def streams(outdir):
     stream.frame(with_code(GS1_LINK.encode()))
     stream.out.write(b"FRAMX\n" + empty.tobytes())
     stream.close()
-    manifest["corrupt"] = sorted(corrupt) + ["truncated", "bad-frame-marker"]
+    manifest["corrupt"] = {"names": sorted(corrupt) + ["truncated", "bad-frame-marker"]}
 
     with open(os.path.join(folder, "manifest.json"), "w") as out:
         json.dump(manifest, out, indent=1, ensure_ascii=False)

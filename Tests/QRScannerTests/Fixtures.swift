@@ -1,0 +1,102 @@
+import Foundation
+
+/// The fixtures, generated once per test run by tools/qrfixtures into a temporary directory.
+enum Fixtures {
+    static let directory: URL = {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("qrfixtures-\(getpid())")
+        try? FileManager.default.removeItem(at: directory)
+        run("/usr/bin/python3", [packageRoot.appendingPathComponent("tools/qrfixtures/qrfixtures.py").path, directory.path, "all"])
+        return directory
+    }()
+
+    static func stream(_ name: String) -> String {
+        directory.appendingPathComponent("streams/\(name).y4m").path
+    }
+
+    /// What the generator says each stream shows.
+    struct StreamEntry: Decodable, Sendable {
+        let payload: String?
+        let payloads: [String]?
+    }
+
+    static let streamManifest: [String: StreamEntry] = {
+        let data = (try? Data(contentsOf: directory.appendingPathComponent("streams/manifest.json"))) ?? Data()
+        return (try? JSONDecoder().decode([String: StreamEntry].self, from: data)) ?? [:]
+    }()
+
+    static func payload(of stream: String) -> String {
+        streamManifest[stream]?.payload ?? "<missing from the manifest>"
+    }
+
+    /// The robustness set: each image with the payload it shows.
+    static let robustness: [(image: URL, expected: [UInt8], description: String)] = {
+        let folder = directory.appendingPathComponent("robustness")
+        let manifest = (try? String(contentsOf: folder.appendingPathComponent("manifest.tsv"), encoding: .utf8)) ?? ""
+        return manifest.split(separator: "\n").map { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            return (folder.appendingPathComponent(fields[0]), bytes(hex: fields[1]), fields[2])
+        }
+    }()
+
+    static func bytes(hex: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        return bytes
+    }
+
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        do {
+            try process.run()
+        } catch {
+            return -1
+        }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Starts a paced writer into `path` (a FIFO): it blocks until the scanner opens the FIFO.
+    static func play(_ stream: String, into path: String, framesPerSecond: Int) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [packageRoot.appendingPathComponent("tools/qrfixtures/play.py").path, stream, path, String(framesPerSecond)]
+        try process.run()
+        return process
+    }
+}
+
+/// The package root, found from this file's place in Tests/QRScannerTests.
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// A binary PGM (P5) as written by the generator.
+struct GreyImage {
+    let width: Int
+    let height: Int
+    let pixels: [UInt8]
+
+    init?(contentsOf url: URL) {
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        let bytes = [UInt8](data)
+        var fields: [String] = []
+        var index = 0
+        while fields.count < 4, index < bytes.count {
+            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A { index += 1 }
+            let start = index
+            while index < bytes.count, bytes[index] != 0x20, bytes[index] != 0x0A { index += 1 }
+            fields.append(String(decoding: bytes[start..<index], as: UTF8.self))
+        }
+        guard fields.count == 4, fields[0] == "P5", let width = Int(fields[1]), let height = Int(fields[2]) else { return nil }
+        self.width = width
+        self.height = height
+        self.pixels = Array(bytes[(index + 1)...].prefix(width * height))
+        guard pixels.count == width * height else { return nil }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Glibc
+import QRScanner
+import Testing
+
+@Suite("QR codes read from live Y4M streams (FIFO, stdin)")
+struct LiveStreamTests {
+    @Test func aFIFOGivesTheFilesScansAndIsOpenedAgainForItsNextWriter() async throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("qr-fifo-\(UUID().uuidString)").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        let first = try Fixtures.play(Fixtures.stream("appearances"), into: fifo, framesPerSecond: 50)
+        var second: Process?
+        var events: [QREvent] = []
+        for await event in QRScanner(source: .y4m(path: fifo)).events() {
+            events.append(event)
+            guard case .sourceRemoved = event else { continue }
+            if second != nil { break }
+            second = try Fixtures.play(Fixtures.stream("gs1"), into: fifo, framesPerSecond: 50)
+        }
+        first.waitUntilExit()
+        second?.waitUntilExit()
+        let payload = Fixtures.payload(of: "appearances")
+        #expect(events.codes == [payload, payload, "https://id.gs1.org/01/09506000134352"])
+        #expect(events.readyDetails == ["320x240 Y4M 10 fps C420jpeg", "320x240 Y4M 10 fps C420jpeg"])
+        #expect(events.removals == ["end of stream after 73 frames", "end of stream after 1 frames"])
+        #expect(events.errors.isEmpty)
+    }
+
+    @Test func stdinIsReadThenEndsForGood() async throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let savedStandardInput = dup(STDIN_FILENO)
+        dup2(ends[0], STDIN_FILENO)
+        close(ends[0])
+        defer {
+            dup2(savedStandardInput, STDIN_FILENO)
+            close(savedStandardInput)
+        }
+        let stream = try Data(contentsOf: URL(fileURLWithPath: Fixtures.stream("gs1")))
+        let writer = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+        let written = Task.detached {
+            writer.write(stream)
+            try? writer.close()
+        }
+        let events = await collectEvents(QRScanner(source: .y4m(path: "-")))
+        await written.value
+        #expect(events == [
+            .sourceReady(id: "y4m:-", detail: "320x240 Y4M 10 fps C420jpeg"),
+            .code(source: "y4m:-", payload: "https://id.gs1.org/01/09506000134352"),
+            .sourceRemoved(id: "y4m:-", detail: "end of stream after 1 frames"),
+        ])
+    }
+
+    @Test func aFIFOWithoutAWriterWaitsSilentlyAndStopsWhenTheConsumerLeaves() async throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("qr-fifo-\(UUID().uuidString)").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        let listener = Task {
+            await collectEvents(QRScanner(source: .y4m(path: fifo)))
+        }
+        try await Task.sleep(for: .milliseconds(600))
+        listener.cancel()
+        let events = await listener.value
+        #expect(events.isEmpty)
+    }
+}
