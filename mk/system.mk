@@ -39,7 +39,7 @@ uninstall:
 check-units:
 	$(SWIFT) build --product sealtrust-scand
 	$(SWIFT) build --product sealtrust-scanctl
-	stage=$$(mktemp -d) && \
+	@stage=$$(mktemp -d) && \
 	$(MAKE) --no-print-directory install-files DESTDIR=$$stage PRODUCTS_DIR="$$($(SWIFT) build --show-bin-path)" >/dev/null && \
 	{ $(SYSTEM_INSTALL_ENV) DESTDIR=$$stage ./packaging/check-units.sh; status=$$?; rm -rf $$stage; exit $$status; }
 

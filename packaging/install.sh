@@ -31,8 +31,13 @@ install_files() {
 
     put 0755 "$PRODUCTS_DIR/sealtrust-scand" "$BINDIR/sealtrust-scand"
     put 0755 "$PRODUCTS_DIR/sealtrust-scanctl" "$BINDIR/sealtrust-scanctl"
+    # The units name /usr/local/bin and /etc: point them at where this install puts the binary and the configuration.
+    config_option=""
+    [ "$CONFDIR" = /etc/sealtrust-scand ] || config_option=" --config $CONFDIR/scand.conf"
     for unit in sealtrust-scand.service sealtrust-scand.socket; do
-        sed "s|^ExecStart=/usr/local/bin/|ExecStart=$BINDIR/|" "systemd/$unit" > "$new_manifest.unit"
+        sed -e "s|^ExecStart=/usr/local/bin/sealtrust-scand\$|ExecStart=$BINDIR/sealtrust-scand$config_option|" \
+            -e "s|^LoadCredential=sealtrust-token:/etc/sealtrust-scand/|LoadCredential=sealtrust-token:$CONFDIR/|" \
+            "systemd/$unit" > "$new_manifest.unit"
         put 0644 "$new_manifest.unit" "$UNITDIR/$unit"
     done
     put 0644 packaging/sysusers.d/sealtrust-scand.conf "$SYSUSERSDIR/sealtrust-scand.conf"

@@ -11,6 +11,12 @@ func report(_ line: String) {
     _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
 }
 
+if CommandLine.arguments.dropFirst().first == "--runtime" {
+    let result = await exerciseRuntime()
+    report("runtime: \(result)")
+    exit(result == "ok" ? 0 : 1)
+}
+
 let beats = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 3
 
 switch SocketActivation.takeDescriptors() {

@@ -25,12 +25,15 @@ public final class SupervisedProcess: Sendable {
         watchdog: Duration? = nil,
         watchdogPID: String? = nil,
         passing listening: ListeningSocket? = nil,
-        environment extra: [String: String] = [:]
+        environment extra: [String: String] = [:],
+        memoryDenyWriteExecute: Bool = false
     ) throws {
-        outputDirectory = try makeTemporaryDirectory()
-        var environment = ProcessInfo.processInfo.environment.filter { name, _ in
+        let directory = try makeTemporaryDirectory()
+        var spawned = false
+        defer { if !spawned { try? FileManager.default.removeItem(atPath: directory) } }
+        var environment = extra.merging(ProcessInfo.processInfo.environment.filter { name, _ in
             !["NOTIFY_SOCKET", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID"].contains(name)
-        }
+        }) { given, _ in given }
         var exports: [String] = []
         if let notify { environment["NOTIFY_SOCKET"] = notify.address }
         if let watchdog {
@@ -49,7 +52,8 @@ public final class SupervisedProcess: Sendable {
         }
         defer { if passedDescriptor >= 0 { close(passedDescriptor) } }
         let script = exports.map { "export \($0); " }.joined() + "exec \"$0\" \"$@\""
-        let argv = ["/bin/sh", "-c", script, executable] + arguments
+        let shell = ["/bin/sh", "-c", script, executable] + arguments
+        let argv = memoryDenyWriteExecute ? ["/usr/bin/python3", "-c", refuseWriteExecute] + shell : shell
         let envp = environment.map { "\($0.key)=\($0.value)" }
 
         var actions = posix_spawn_file_actions_t()
@@ -57,17 +61,19 @@ public final class SupervisedProcess: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         if passedDescriptor >= 0 { posix_spawn_file_actions_adddup2(&actions, passedDescriptor, 3) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputDirectory + "/stdout", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, outputDirectory + "/stderr", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 1, directory + "/stdout", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, directory + "/stderr", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
 
         var child: pid_t = 0
         let status = withCStrings(argv) { argvPointers in
             withCStrings(envp) { envpPointers in
-                posix_spawn(&child, "/bin/sh", &actions, nil, argvPointers, envpPointers)
+                posix_spawn(&child, argv[0], &actions, nil, argvPointers, envpPointers)
             }
         }
         guard status == 0 else { throw TestSystemError(operation: "posix_spawn \(executable)", errno: status) }
+        spawned = true
         pid = child
+        outputDirectory = directory
     }
 
     deinit {
@@ -108,6 +114,15 @@ public final class SupervisedProcess: Sendable {
         return nil
     }
 }
+
+/// The kernel's form of MemoryDenyWriteExecute= (PR_SET_MDWE, Linux 6.3): no mapping may be writable and executable,
+/// nor become executable later. It is inherited across exec, so the service runs under it from its first instruction.
+public let refuseWriteExecute = """
+    import ctypes, os, sys
+    if ctypes.CDLL(None, use_errno=True).prctl(65, 1, 0, 0, 0) != 0:
+        sys.exit("PR_SET_MDWE: " + os.strerror(ctypes.get_errno()))
+    os.execv(sys.argv[1], sys.argv[1:])
+    """
 
 private func withCStrings<Result>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> Result) -> Result {
     let pointers = strings.map { strdup($0) } + [nil]

@@ -1,0 +1,134 @@
+import Foundation
+import SystemdTestSupport
+import Testing
+
+/// `make install` into a scratch root: every file lands where the units, rules and configuration point,
+/// and `make uninstall` takes back exactly that.
+@Suite struct InstallTests {
+    let root: ScratchDirectory
+    let products = URL(fileURLWithPath: builtProduct("sealtrust-scand")).deletingLastPathComponent().path
+
+    init() throws {
+        root = try ScratchDirectory()
+    }
+    var stage: String { root.path + "/stage" }
+
+    /// Only this part's make fragment: another's could start a nested `swift build`, which would wait forever
+    /// for the build directory `swift test` holds.
+    func make(_ target: String, _ variables: [String] = []) throws -> CommandResult {
+        try runCommand("/usr/bin/make", ["--no-print-directory", "-f", "mk/system.mk", target, "DESTDIR=\(stage)", "PRODUCTS_DIR=\(products)"] + variables)
+    }
+
+    func installed(_ path: String) -> String { stage + path }
+
+    @Test func everyFileLandsWhereTheUnitsAndRulesPointAndTheUnitsPassTheirChecks() throws {
+        let install = try make("install-files")
+        try #require(install.status == 0, "\(install.output)")
+
+        let service = try UnitFile(path: installed("/usr/local/lib/systemd/system/sealtrust-scand.service"))
+        let socket = try UnitFile(path: installed("/usr/local/lib/systemd/system/sealtrust-scand.socket"))
+
+        let execStart = try #require(service.value("ExecStart", in: "Service"))
+        #expect(execStart == "/usr/local/bin/sealtrust-scand")
+        #expect(FileManager.default.isExecutableFile(atPath: installed(execStart)))
+        #expect(FileManager.default.contentsEqual(atPath: installed(execStart), andPath: products + "/sealtrust-scand"))
+        #expect(FileManager.default.isExecutableFile(atPath: installed("/usr/local/bin/sealtrust-scanctl")))
+
+        // The user and its video membership come from the sysusers file.
+        let sysusers = try String(contentsOfFile: installed("/usr/local/lib/sysusers.d/sealtrust-scand.conf"), encoding: .utf8)
+        let user = try #require(service.value("User", in: "Service"))
+        #expect(sysusers.contains("\nu \(user) "))
+        #expect(sysusers.contains("\nm \(user) video\n"))
+        #expect(service.value("SupplementaryGroups", in: "Service") == "video")
+        #expect(socket.value("SocketUser", in: "Socket") == user)
+        #expect(socket.value("SocketMode", in: "Socket") == "0660")
+
+        // The socket lives in the service's runtime directory, and the daemon's defaults agree with both units.
+        let runtime = try #require(service.value("RuntimeDirectory", in: "Service"))
+        let listen = try #require(socket.value("ListenStream", in: "Socket"))
+        #expect(listen == "/run/\(runtime)/scand.sock")
+        #expect(socket.value("Service", in: "Socket").map { installed("/usr/local/lib/systemd/system/" + $0) }
+            .map(FileManager.default.fileExists) == true)
+        let configuration = try UnitFile(path: installed("/etc/sealtrust-scand/scand.conf"))
+        #expect(configuration.value("socket") == listen)
+        let state = try #require(service.value("StateDirectory", in: "Service"))
+        #expect(configuration.value("journal") == "/var/lib/\(state)/journal")
+
+        // The credential's source exists (LoadCredential= fails the unit otherwise) and only root reads it.
+        let credential = try #require(service.value("LoadCredential", in: "Service"))
+        #expect(credential.hasPrefix("sealtrust-token:"))
+        let tokenPath = installed(String(credential.dropFirst("sealtrust-token:".count)))
+        let tokenMode = try FileManager.default.attributesOfItem(atPath: tokenPath)[.posixPermissions] as? Int
+        #expect(tokenMode == 0o600)
+
+        // What udev asks systemd to start is the installed service.
+        let rules = try String(contentsOfFile: installed("/etc/udev/rules.d/70-sealtrust-scand.rules"), encoding: .utf8)
+        let wanted = Set(rules.matches(of: /ENV\{SYSTEMD_WANTS\}\+="([^"]+)"/).map { String($0.output.1) })
+        #expect(wanted == ["sealtrust-scand.service"])
+        #expect(FileManager.default.fileExists(atPath: installed("/etc/modprobe.d/sealtrust-scand-blacklist.conf")))
+        #expect(FileManager.default.fileExists(atPath: installed("/etc/modules-load.d/sealtrust-scand.conf")))
+        #expect(FileManager.default.fileExists(atPath: installed("/etc/polkit-1/rules.d/50-sealtrust-scand.rules")))
+        #expect(service.value("Documentation", in: "Unit") == "man:sealtrust-scand(8)")
+        #expect(FileManager.default.fileExists(atPath: installed("/usr/local/share/man/man8/sealtrust-scand.8")))
+        #expect(FileManager.default.fileExists(atPath: installed("/usr/local/share/man/man1/sealtrust-scanctl.1")))
+
+        // systemd-analyze verify accepts both installed units, and the exposure is 2.5 or less.
+        let check = try runCommand(packageRoot() + "/packaging/check-units.sh", [], environment: ["DESTDIR": stage])
+        #expect(check.status == 0, "\(check.output)")
+        #expect(check.output.contains("verify: sealtrust-scand.service sealtrust-scand.socket OK"))
+        let exposure = try #require(check.output.firstMatch(of: /exposure: ([0-9.]+)/).flatMap { Double($0.output.1) })
+        #expect(exposure <= 2.5)
+    }
+
+    @Test func theExecStartFollowsThePrefix() throws {
+        let install = try make("install-files", ["PREFIX=/usr"])
+        try #require(install.status == 0, "\(install.output)")
+        let service = try UnitFile(path: installed("/usr/lib/systemd/system/sealtrust-scand.service"))
+        #expect(service.value("ExecStart", in: "Service") == "/usr/bin/sealtrust-scand")
+        #expect(FileManager.default.isExecutableFile(atPath: installed("/usr/bin/sealtrust-scand")))
+        let check = try runCommand(packageRoot() + "/packaging/check-units.sh", [], environment: ["DESTDIR": stage, "PREFIX": "/usr"])
+        #expect(check.status == 0, "\(check.output)")
+    }
+
+    @Test func aConfigurationDirectoryElsewhereIsNamedInTheUnit() throws {
+        let install = try make("install-files", ["SYSCONFDIR=/usr/local/etc"])
+        try #require(install.status == 0, "\(install.output)")
+        let service = try UnitFile(path: installed("/usr/local/lib/systemd/system/sealtrust-scand.service"))
+        #expect(service.value("ExecStart", in: "Service") == "/usr/local/bin/sealtrust-scand --config /usr/local/etc/sealtrust-scand/scand.conf")
+        #expect(service.value("LoadCredential", in: "Service") == "sealtrust-token:/usr/local/etc/sealtrust-scand/token")
+        #expect(FileManager.default.fileExists(atPath: installed("/usr/local/etc/sealtrust-scand/scand.conf")))
+        #expect(FileManager.default.fileExists(atPath: installed("/usr/local/etc/sealtrust-scand/token")))
+        let check = try runCommand(packageRoot() + "/packaging/check-units.sh", [], environment: ["DESTDIR": stage])
+        #expect(check.status == 0, "\(check.output)")
+    }
+
+    @Test func uninstallRemovesWhatInstallPutThereAndKeepsTheOperatorsChanges() throws {
+        try #require(try make("install-files").status == 0)
+        let configuration = installed("/etc/sealtrust-scand/scand.conf")
+        try "camera = /dev/sealtrust-camera\n".write(toFile: configuration, atomically: false, encoding: .utf8)
+
+        // A second install never overwrites the operator's configuration.
+        let again = try make("install-files")
+        #expect(again.output.contains("kept /etc/sealtrust-scand/scand.conf"))
+        #expect(try String(contentsOfFile: configuration, encoding: .utf8) == "camera = /dev/sealtrust-camera\n")
+
+        let uninstall = try make("uninstall")
+        #expect(uninstall.status == 0, "\(uninstall.output)")
+        #expect(uninstall.output.contains("kept /etc/sealtrust-scand/scand.conf (changed since install)"))
+        let left = FileManager.default.enumerator(atPath: stage)?.compactMap { $0 as? String }
+            .filter { !((try? FileManager.default.attributesOfItem(atPath: stage + "/" + $0)[.type] as? FileAttributeType) == .typeDirectory) }
+        #expect(left == ["etc/sealtrust-scand/scand.conf"])
+    }
+
+    @Test func theCheckFailsAUnitWhoseHardeningIsGone() throws {
+        try #require(try make("install-files").status == 0)
+        let path = installed("/usr/local/lib/systemd/system/sealtrust-scand.service")
+        let weakened = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+            .filter { !($0.hasPrefix("Protect") || $0.hasPrefix("Restrict") || $0.hasPrefix("SystemCall") || $0.hasPrefix("Capability")) }
+            .joined(separator: "\n")
+        try weakened.write(toFile: path, atomically: false, encoding: .utf8)
+        let check = try runCommand(packageRoot() + "/packaging/check-units.sh", [], environment: ["DESTDIR": stage])
+        #expect(check.status != 0)
+        #expect(check.output.contains("is above 2.5"))
+    }
+}

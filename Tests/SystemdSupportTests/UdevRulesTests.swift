@@ -1,0 +1,89 @@
+import Foundation
+import SystemdTestSupport
+import Testing
+
+/// udev 252 has no `udevadm verify`: the rules are checked here against udev's own grammar
+/// (rules(7): comma-separated KEY[{attribute}] OPERATOR "value"), the commented camera example included.
+@Suite struct UdevRulesTests {
+    static let matchKeys: Set<String> = ["ACTION", "DEVPATH", "KERNEL", "KERNELS", "NAME", "SYMLINK", "SUBSYSTEM",
+        "SUBSYSTEMS", "DRIVER", "DRIVERS", "ATTR", "ATTRS", "SYSCTL", "ENV", "CONST", "TAG", "TAGS", "TEST", "PROGRAM", "RESULT"]
+    static let assignKeys: Set<String> = ["NAME", "SYMLINK", "OWNER", "GROUP", "MODE", "SECLABEL", "ATTR", "SYSCTL", "ENV",
+        "TAG", "RUN", "LABEL", "GOTO", "IMPORT", "OPTIONS", "PROGRAM"]
+    static let keysWithAttribute: Set<String> = ["ATTR", "ATTRS", "SYSCTL", "ENV", "CONST", "SECLABEL", "IMPORT"]
+
+    struct Assignment: Equatable { let key: String; let attribute: String?; let operation: String; let value: String }
+
+    static func parse(_ rule: Substring) throws -> [Assignment] {
+        let pattern = /\s*([A-Z]+)(?:\{([^}]*)\})?(==|!=|\+=|-=|:=|=)"((?:[^"\\]|\\.)*)"\s*(,|$)/
+        var rest = rule
+        var result: [Assignment] = []
+        while !rest.isEmpty {
+            guard let match = rest.prefixMatch(of: pattern) else { throw RuleError(text: String(rest)) }
+            let (_, key, attribute, operation, value, _) = match.output
+            result.append(Assignment(key: String(key), attribute: attribute.map(String.init), operation: String(operation), value: String(value)))
+            rest = rest[match.range.upperBound...]
+        }
+        return result
+    }
+
+    struct RuleError: Error, CustomStringConvertible {
+        let text: String
+        var description: String { "not a udev key/value pair: \(text)" }
+    }
+
+    let rules: String
+
+    init() throws {
+        rules = try String(contentsOfFile: packageRoot() + "/udev/70-sealtrust-scand.rules", encoding: .utf8)
+    }
+
+    /// The rule lines, and the commented-out example made live, since an operator will uncomment it.
+    var ruleLines: [Substring] {
+        rules.split(separator: "\n").compactMap { line in
+            if line.hasPrefix("#SUBSYSTEM") { return line.dropFirst() }
+            return line.hasPrefix("#") || line.allSatisfy(\.isWhitespace) ? nil : line
+        }
+    }
+
+    @Test func everyRuleIsWellFormed() throws {
+        var labels: Set<String> = []
+        var gotos: Set<String> = []
+        for line in ruleLines {
+            let pairs = try Self.parse(line)
+            for pair in pairs {
+                let matching = pair.operation == "==" || pair.operation == "!="
+                #expect(matching ? Self.matchKeys.contains(pair.key) : Self.assignKeys.contains(pair.key), "\(pair.key)\(pair.operation) in \(line)")
+                if Self.keysWithAttribute.contains(pair.key) { #expect(pair.attribute?.isEmpty == false, "\(pair.key) needs {attribute}") }
+                if pair.key == "LABEL" { labels.insert(pair.value) }
+                if pair.key == "GOTO" { gotos.insert(pair.value) }
+                if pair.key == "MODE" { #expect(pair.value.wholeMatch(of: /0[0-7]{3}/) != nil) }
+            }
+        }
+        #expect(gotos.isSubset(of: labels))
+    }
+
+    @Test func readersAndCaptureNodesStartTheServiceAndTheCameraGoesToVideo() throws {
+        let parsed = try ruleLines.map { try Self.parse($0) }
+        let reader = try #require(parsed.first { $0.contains(Assignment(key: "ENV", attribute: "ID_SMARTCARD_READER", operation: "==", value: "?*")) })
+        let camera = try #require(parsed.first { $0.contains(Assignment(key: "SUBSYSTEM", attribute: nil, operation: "==", value: "video4linux")) })
+        for rule in [reader, camera] {
+            #expect(rule.contains(Assignment(key: "TAG", attribute: nil, operation: "+=", value: "systemd")))
+            #expect(rule.contains(Assignment(key: "ENV", attribute: "SYSTEMD_WANTS", operation: "+=", value: "sealtrust-scand.service")))
+        }
+        #expect(camera.contains(Assignment(key: "ATTR", attribute: "index", operation: "==", value: "0")))
+        #expect(camera.contains(Assignment(key: "GROUP", attribute: nil, operation: "=", value: "video")))
+        #expect(camera.contains(Assignment(key: "MODE", attribute: nil, operation: "=", value: "0660")))
+        let example = try #require(parsed.first { $0.contains { $0.key == "SYMLINK" } })
+        #expect(example.contains(Assignment(key: "SYMLINK", attribute: nil, operation: "+=", value: "sealtrust-camera")))
+    }
+
+    @Test func theKernelNFCDriversAreKeptAwayFromTheReaders() throws {
+        let blacklist = try String(contentsOfFile: packageRoot() + "/packaging/modprobe.d/sealtrust-scand-blacklist.conf", encoding: .utf8)
+        var modules: Set<String> = []
+        for line in blacklist.split(separator: "\n") where !line.hasPrefix("#") {
+            let words = line.split(separator: " ")
+            if words.count == 2 && words[0] == "blacklist" { modules.insert(String(words[1])) }
+        }
+        #expect(modules == ["pn533_usb", "pn533", "nfc"])
+    }
+}

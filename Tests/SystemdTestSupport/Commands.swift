@@ -1,0 +1,43 @@
+import Foundation
+
+/// The package's root directory, where `make` and the shipped files are.
+public func packageRoot() -> String {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+}
+
+/// What a command printed (standard output and error together) and how it ended.
+public struct CommandResult: Sendable {
+    public let status: Int32
+    public let output: String
+}
+
+/// Runs a command to completion in `directory`, with `environment` added to the test's own.
+public func runCommand(_ executable: String, _ arguments: [String], in directory: String = packageRoot(),
+                       environment: [String: String] = [:]) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return CommandResult(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self))
+}
+
+/// A directory under /tmp that is removed with this value.
+public final class ScratchDirectory: Sendable {
+    public let path: String
+
+    public init() throws {
+        path = try makeTemporaryDirectory()
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
