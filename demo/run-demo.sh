@@ -78,7 +78,7 @@ tap seal-opened
 
 say "A copied URL: the first tap's URL sent again with 'sealtrust-scanctl verify'"
 first_url="$(cat "$work"/journal/* | grep '"type":"scan"' | head -1 | /usr/bin/python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["raw"])')"
-scanctl verify "$first_url" || true
+scanctl verify "$first_url" >/dev/null || true   # exit 1: the outcome is not authentic; watch shows it
 sleep 0.5
 
 say "Tap: a chip that was never registered (the anomaly is the brand's)"
