@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(name: "journal-writer", dependencies: ["ScanJournal"]),
 
         // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).
-        .executableTarget(name: "scand-bench", dependencies: ["ScanJournal", "TestSupport"]),
+        .executableTarget(name: "scand-bench", dependencies: ["ScanJournal", "SealTrustKit", "TestSupport"]),
 
         // Tests and what they share: launchers for the sandbox API and the virtual tag.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

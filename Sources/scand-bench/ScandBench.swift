@@ -12,6 +12,7 @@
 import Foundation
 import Glibc
 import ScanJournal
+import SealTrustKit
 import TestSupport
 
 struct BenchFailure: Error, CustomStringConvertible {
@@ -131,6 +132,9 @@ struct ScandBench {
         print("(a) one verify round trip by a minimal HTTP client on loopback (the sandbox's own time included)")
         print("    p50 \(milliseconds(percentile(http, 0.5)))  p99 \(milliseconds(percentile(http, 0.99)))")
 
+        let kit = try await kitRoundTrips(api: api, count: min(options.taps, 20))
+        print("    the same call through SealTrustKit's client (URLSession): p50 \(milliseconds(percentile(kit, 0.5)))  p99 \(milliseconds(percentile(kit, 0.99)))")
+
         let tag = try VirtualTag.start(reader: 1, chip: "spare-a")
         defer { tag.stop() }
         let reads = try await referenceReads(options.taps, tag: tag, program: options.reference)
@@ -207,6 +211,19 @@ struct ScandBench {
                 break
             }
             try await tag.remove()
+        }
+        return durations
+    }
+
+    /// The daemon's own HTTP path, alone: where the daemon's time over the floor goes.
+    static func kitRoundTrips(api: SandboxAPI, count: Int) async throws -> [Duration] {
+        let client = SealTrustClient(configuration: SealTrustConfiguration(baseURL: api.baseURL, timeout: 5))
+        var durations: [Duration] = []
+        for url in try mintedURLs(chip: "spare-b", counters: 2_000..<(2_000 + count)) {
+            let start = ContinuousClock.now
+            _ = try await client.verifyScan(url: url)
+            durations.append(ContinuousClock.now - start)
+            try await Task.sleep(for: .milliseconds(40))
         }
         return durations
     }
