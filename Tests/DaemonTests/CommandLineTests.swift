@@ -18,6 +18,10 @@ struct CommandLineTests {
         return path
     }
 
+    func removeFolder(of file: String) {
+        try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: file).deletingLastPathComponent().path)
+    }
+
     @Test func badFlagsExitTwoWithOneLine() throws {
         let unknown = try run(["--colour", "red"])
         #expect(unknown.status == 2)
@@ -33,11 +37,13 @@ struct CommandLineTests {
 
     @Test func configurationProblemsNameFileAndLine() throws {
         let unknownKey = try configFile("# a station\napi-timeout = 5\ncolour = red\n")
+        defer { removeFolder(of: unknownKey) }
         let first = try run(["--config", unknownKey])
         #expect(first.status == 2)
         #expect(first.stderr == "sealtrust-scand: \(unknownKey):3: unknown key 'colour'\n")
 
         let badValue = try configFile("nfc = auto\n\n  api-timeout=soon\n")
+        defer { removeFolder(of: badValue) }
         let second = try run(["--config", badValue])
         #expect(second.status == 2)
         #expect(second.stderr.hasPrefix("sealtrust-scand: \(badValue):3: bad value 'soon' for 'api-timeout'"))
@@ -56,6 +62,7 @@ struct CommandLineTests {
             host = brand.example
             host = nfc.maison-exemple.com
             """)
+        defer { removeFolder(of: config) }
         let daemon = try ScanDaemon(api: nil, extra: ["--config", config], directory: directory).waitUntilListening()
         defer { _ = daemon.terminate(); daemon.removeDirectory() }
         let (client, _) = try daemon.connect()
