@@ -50,6 +50,9 @@ let package = Package(
         // Appends until killed: the journal's crash test runs it.
         .executableTarget(name: "journal-writer", dependencies: ["ScanJournal"]),
 
+        // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).
+        .executableTarget(name: "scand-bench", dependencies: ["ScanJournal", "SealTrustKit", "TestSupport"]),
+
         // Tests and what they share: launchers for the sandbox API and the virtual tag.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "TestSupport"]),
@@ -59,7 +62,10 @@ let package = Package(
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport", "SystemdTestSupport", "notify-probe"]),
         .testTarget(name: "ScanJournalTests", dependencies: ["ScanJournal"]),
         .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "ScanJournal"]),
-        .testTarget(name: "DaemonTests", dependencies: ["ScanPipeline", "SealTrustKit", "TestSupport"]),
+        .testTarget(
+            name: "DaemonTests",
+            dependencies: ["ScanPipeline", "ScanJournal", "SealTrustKit", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,79 @@
+import Foundation
+import Glibc
+import SystemdTestSupport
+import Testing
+
+/// Bad flags and configuration files stop the daemon at start with one line naming the problem, and exit 2.
+@Suite(.serialized)
+struct CommandLineTests {
+    func run(_ arguments: [String]) throws -> (status: Int32?, stdout: String, stderr: String) {
+        let process = try SupervisedProcess(executable: builtProduct("sealtrust-scand"), arguments: arguments)
+        let status = process.waitForExit(timeout: .seconds(20))
+        return (status, process.standardOutput, process.standardError)
+    }
+
+    func configFile(_ text: String) throws -> String {
+        let path = try makeScratchDirectory() + "/scand.conf"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func removeFolder(of file: String) {
+        try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: file).deletingLastPathComponent().path)
+    }
+
+    @Test func badFlagsExitTwoWithOneLine() throws {
+        let unknown = try run(["--colour", "red"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr == "sealtrust-scand: unknown option --colour (see --help)\n")
+        let badValue = try run(["--lang", "de"])
+        #expect(badValue.status == 2)
+        #expect(badValue.stderr.split(separator: "\n").count == 1 && badValue.stderr.contains("--lang") && badValue.stderr.contains("en or fr"))
+        let missing = try run(["--socket"])
+        #expect(missing.status == 2 && missing.stderr.contains("--socket needs a value"))
+        let lonely = try run(["--latitude", "45.76", "--socket", "/tmp/x.sock"])
+        #expect(lonely.status == 2 && lonely.stderr.contains("latitude and longitude go together"))
+    }
+
+    @Test func configurationProblemsNameFileAndLine() throws {
+        let unknownKey = try configFile("# a station\napi-timeout = 5\ncolour = red\n")
+        defer { removeFolder(of: unknownKey) }
+        let first = try run(["--config", unknownKey])
+        #expect(first.status == 2)
+        #expect(first.stderr == "sealtrust-scand: \(unknownKey):3: unknown key 'colour'\n")
+
+        let badValue = try configFile("nfc = auto\n\n  api-timeout=soon\n")
+        defer { removeFolder(of: badValue) }
+        let second = try run(["--config", badValue])
+        #expect(second.status == 2)
+        #expect(second.stderr.hasPrefix("sealtrust-scand: \(badValue):3: bad value 'soon' for 'api-timeout'"))
+
+        let unreadable = try run(["--config", "/nonexistent/scand.conf"])
+        #expect(unreadable.status == 2 && unreadable.stderr.contains("/nonexistent/scand.conf"))
+    }
+
+    @Test func aFlagReplacesTheFilesValueAndRepeatedHostsAddUp() throws {
+        let directory = try makeScratchDirectory()
+        let config = try configFile("""
+            socket = /nonexistent/dir/scand.sock
+            journal = \(directory)/journal
+            nfc = none
+            camera = none
+            host = brand.example
+            host = nfc.maison-exemple.com
+            """)
+        defer { removeFolder(of: config) }
+        let daemon = try ScanDaemon(api: nil, extra: ["--config", config], directory: directory).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let (client, _) = try daemon.connect()
+        let extraHost = try client.verify("https://nfc.maison-exemple.com/p/SN-00042", id: "h").scan
+        #expect(extraHost["code"]?.string == "printed_serial", "the second host of the file counts")
+    }
+
+    @Test func versionAndHelp() throws {
+        let version = try run(["--version"])
+        #expect(version.status == 0 && version.stdout == "sealtrust-scand 0.1.0\n")
+        let help = try run(["--help"])
+        #expect(help.status == 0 && help.stdout.contains("--rescan-after SECONDS"))
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import ScanJournal
+import Testing
+import TestSupport
+
+/// Taps of the virtual NTAG 424 DNA through the real pcscd, to subscribers and the sandbox API.
+@Suite(.serialized)
+struct NFCTests {
+    static let reader = "Virtual PCD 00 01"
+
+    /// Presents the tag and returns the scan and verdict a subscriber received for it.
+    func tap(_ tag: VirtualTag, watcher: LineClient) async throws -> VerifiedScan {
+        try await tag.present()
+        do {
+            let result = try awaitVerdict(watcher)
+            try await tag.remove()
+            return result
+        } catch {
+            try? await tag.remove()
+            throw error
+        }
+    }
+
+    func awaitVerdict(_ watcher: LineClient) throws -> VerifiedScan {
+        var seen: [JSON] = []
+        guard let scan = try watcher.next(timeout: .seconds(20), seen: &seen, where: { $0["type"]?.string == "scan" }) else {
+            throw HarnessError("no scan after a tap; saw \(seen.map { $0.encoded() })")
+        }
+        guard let verdict = try watcher.next(timeout: .seconds(20), seen: &seen, where: { $0["type"]?.string == "verdict" && $0["scan_id"] == scan["scan_id"] })
+        else { throw HarnessError("no verdict after a tap; saw \(seen.map { $0.encoded() })") }
+        return VerifiedScan(scan: scan, verdict: verdict)
+    }
+
+    func waitForReader(_ watcher: LineClient, hello: JSON) throws {
+        let sources = hello["sources"]?.arrayValue ?? []
+        if sources.contains(where: { $0["id"]?.string == "nfc:\(Self.reader)" && $0["state"]?.string == "ready" }) { return }
+        let ready = try watcher.next(timeout: .seconds(20)) {
+            $0["type"]?.string == "source" && $0["id"]?.string == "nfc:\(Self.reader)" && $0["state"]?.string == "ready"
+        }
+        guard ready != nil else { throw HarnessError("the virtual reader never became ready") }
+    }
+
+    @Test func tapsReachSubscribersAndTheAPIOnceEach() async throws {
+        let api = try SandboxAPI.start()
+        defer { api.stop() }
+        let tag = try VirtualTag.start(reader: 1, chip: "authentic")
+        defer { tag.stop() }
+        let daemon = try ScanDaemon(api: api, nfc: Self.reader).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let (watcher, hello) = try daemon.connect()
+        try waitForReader(watcher, hello: hello)
+
+        let first = try await tap(tag, watcher: watcher)
+        #expect(first.scan["source"]?.string == "nfc:\(Self.reader)")
+        #expect(first.scan["medium"]?.string == "nfc")
+        #expect(first.scan["code"]?.string == "chip")
+        #expect(first.verdict["outcome"]?.string == "authentic")
+        #expect(first.verdict["product_name"]?.string == "Chronograph 42")
+        #expect(first.verdict["request_id"] == nil)
+
+        try await tag.set(chip: "seal-opened")
+        let opened = try await tap(tag, watcher: watcher)
+        #expect(opened.verdict["seal"]?["status"]?.string == "opened")
+
+        try await tag.set(chip: "never-registered")
+        #expect(try await tap(tag, watcher: watcher).verdict["outcome"]?.string == "never_registered")
+
+        let urls = try await api.requests().filter { $0.path == "/scans/verify" }.map { try JSON.parse($0.body)["url"]?.string }
+        #expect(urls == [first.scan["raw"]?.string, opened.scan["raw"]?.string, urls.last ?? nil])
+        #expect(Set(urls).count == 3, "each tap's URL reaches the API once")
+    }
+
+    @Test func scansFlowAgainAfterPcscdRestartAndAnAPIOutage() async throws {
+        let api = try SandboxAPI.start()
+        defer { api.stop() }
+        let tag = try VirtualTag.start(reader: 1, chip: "spare-a")
+        defer { tag.stop() }
+        let daemon = try ScanDaemon(api: api, nfc: Self.reader).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let (watcher, hello) = try daemon.connect()
+        try waitForReader(watcher, hello: hello)
+
+        try await api.fault(path: "/scans/verify", status: 503)
+        #expect(try await tap(tag, watcher: watcher).verdict["outcome"]?.string == "failure")
+        try await api.reset()
+        #expect(try await tap(tag, watcher: watcher).verdict["outcome"]?.string == "authentic", "the API is back: the next tap is answered")
+
+        try restartPcscd()
+        tag.stop()
+        let again = try VirtualTag.start(reader: 1, chip: "spare-b")
+        defer { again.stop() }
+        let gone = try watcher.next(timeout: .seconds(30)) {
+            $0["type"]?.string == "source" && ["removed", "error"].contains($0["state"]?.string ?? "")
+        }
+        #expect(gone != nil, "pcscd going away is reported")
+        let back = try watcher.next(timeout: .seconds(30)) {
+            $0["type"]?.string == "source" && $0["id"]?.string == "nfc:\(Self.reader)" && $0["state"]?.string == "ready"
+        }
+        #expect(back != nil, "the reader is picked up again without restarting the daemon")
+        #expect(try await tap(again, watcher: watcher).verdict["outcome"]?.string == "authentic")
+    }
+
+    /// As an operator would: `pkill -x pcscd; pcscd`.
+    func restartPcscd() throws {
+        try runShell("pkill -x pcscd; sleep 0.5; pcscd")
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Glibc
+import ScanJournal
+import Testing
+import TestSupport
+
+/// Misbehaving clients get their answers alone; a stalled one is dropped; connections leave nothing behind.
+@Suite(.serialized)
+struct ProtocolTests {
+    @Test func badLinesAreAnsweredToTheirSenderOnly() throws {
+        let daemon = try ScanDaemon(api: nil).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let (sender, _) = try daemon.connect()
+        let (bystander, _) = try daemon.connect()
+
+        try sender.send("this is not json")
+        #expect(try sender.readJSON()?["code"]?.string == "bad_json")
+        try sender.send("{\"cmd\":\"dance\",\"id\":3}")
+        let unknown = try sender.readJSON()
+        #expect(unknown?["code"]?.string == "unknown_cmd" && unknown?["id"]?.integer == 3)
+        try sender.send("{\"cmd\":\"verify\",\"id\":\"v\"}")
+        #expect(try sender.readJSON()?["code"]?.string == "bad_args")
+        try sender.send("{\"cmd\":\"status\",\"id\":\"still-open\"}")
+        #expect(try sender.readJSON()?["id"]?.string == "still-open", "the connection stays open after bad lines")
+
+        try sender.send(String(repeating: "x", count: 70_000))
+        #expect(try sender.readJSON()?["code"]?.string == "line_too_long")
+        #expect(sender.isDisconnected(within: .seconds(5)))
+
+        #expect(try bystander.readLine(timeout: .seconds(1)) == nil, "the other client saw nothing of it")
+        let verdict = try bystander.verify("plain text", id: "after")
+        #expect(verdict.verdict["outcome"]?.string == "not_sealtrust", "the daemon keeps serving")
+    }
+
+    @Test func aClientThatNeverReadsIsDisconnectedWhileOthersKeepReceiving() throws {
+        let daemon = try ScanDaemon(api: nil, extra: ["--client-queue", "65536"]).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let stalled = try LineClient(path: daemon.socketPath)
+        var small: Int32 = 4096
+        setsockopt(stalled.descriptor, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        let (reader, _) = try daemon.connect()
+        let (sender, _) = try daemon.connect()
+        try sender.send(.object([("cmd", "watch"), ("events", []), ("id", "quiet")]))
+        _ = try sender.readJSON()
+
+        let bulky = String(repeating: "not a code ", count: 400)
+        let count = 150
+        var verdicts = 0
+        for index in 0..<count {
+            _ = try sender.verify(bulky + String(index), id: String(index))
+            let verdict = try reader.next(timeout: .seconds(10)) { $0["type"]?.string == "verdict" && $0["request_id"]?.string == String(index) }
+            if verdict != nil { verdicts += 1 }
+        }
+        #expect(verdicts == count, "the reading client got every verdict")
+        #expect(stalled.isDisconnected(within: .seconds(10)), "the stalled client was dropped")
+        let status = try #require(try { try reader.send("{\"cmd\":\"status\"}"); return try reader.next { $0["type"]?.string == "status" } }())
+        #expect(status["clients"]?.integer == 2)
+    }
+
+    @Test func connectAndCloseCyclesLeaveNoDescriptorBehind() throws {
+        let daemon = try ScanDaemon(api: nil).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        _ = try daemon.connect()
+        usleep(200_000)
+        let before = daemon.openDescriptorCount()
+        for _ in 0..<1_000 {
+            let client = try LineClient(path: daemon.socketPath)
+            _ = try client.readLine()
+            client.close()
+        }
+        var after = daemon.openDescriptorCount()
+        for _ in 0..<50 where after != before {
+            usleep(100_000)
+            after = daemon.openDescriptorCount()
+        }
+        #expect(before > 0 && after == before, "descriptors before \(before), after \(after)")
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import ScanJournal
+import Testing
+import TestSupport
+
+/// Printed codes from a YUV4MPEG2 stream, through libzbar, to verdicts.
+@Suite(.serialized)
+struct QRTests {
+    func writeStream(_ payloads: [String], to path: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [repositoryRoot().appendingPathComponent("demo/qr-stream.py").path, path] + payloads
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw HarnessError("qr-stream.py failed") }
+    }
+
+    @Test func aStreamsCodesGetTheirVerdictsAndItsEndIsReported() async throws {
+        let api = try SandboxAPI.start()
+        defer { api.stop() }
+        let directory = try makeScratchDirectory()
+        let stream = directory + "/codes.y4m"
+        let daemon = try ScanDaemon(api: api, camera: "y4m:\(stream)", directory: directory).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let (watcher, hello) = try daemon.connect()
+        let sources = hello["sources"]?.arrayValue ?? []
+        var absent = sources.contains { $0["id"]?.string == "y4m:\(stream)" && $0["state"]?.string == "absent" }
+        if !absent {
+            absent = try watcher.next(timeout: .seconds(10)) { $0["type"]?.string == "source" && $0["state"]?.string == "absent" } != nil
+        }
+        #expect(absent, "a y4m path that does not exist yet is absent")
+
+        try writeStream(["https://sealtrust.io/p/SN-00042", "https://id.gs1.org/01/09506000134352"], to: directory + "/partial")
+        try FileManager.default.moveItem(atPath: directory + "/partial", toPath: stream)
+
+        var seen: [JSON] = []
+        let verdicts = [
+            try watcher.next(timeout: .seconds(30), seen: &seen) { $0["type"]?.string == "verdict" },
+            try watcher.next(timeout: .seconds(30), seen: &seen) { $0["type"]?.string == "verdict" },
+        ]
+        let scans = seen.filter { $0["type"]?.string == "scan" }
+        #expect(scans.map { $0["raw"]?.string } == ["https://sealtrust.io/p/SN-00042", "https://id.gs1.org/01/09506000134352"])
+        #expect(scans.allSatisfy { $0["medium"]?.string == "qr" && $0["source"]?.string == "y4m:\(stream)" })
+        #expect(verdicts.map { $0?["outcome"]?.string } == ["identified", "not_sealtrust"])
+        #expect(verdicts.first??["product_name"]?.string == "Chronograph 42")
+        let removed = try watcher.next(timeout: .seconds(30)) { $0["type"]?.string == "source" && $0["state"]?.string == "removed" }
+        #expect(removed?["id"]?.string == "y4m:\(stream)", "the end of the stream is reported")
+        #expect(try await api.requests().filter { $0.path.hasPrefix("/passport/") }.count == 1, "the foreign code made no call")
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Glibc
+import ScanJournal
+import SystemdTestSupport
+import TestSupport
+
+func makeScratchDirectory() throws -> String {
+    var template = Array("/tmp/scand-test-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp: \(String(cString: strerror(errno)))") }
+    return String(cString: made)
+}
+
+/// The built `sealtrust-scand`, run as a service would run it, with its socket and journal in a scratch folder.
+final class ScanDaemon {
+    let directory: String
+    let socketPath: String
+    let journalPath: String
+    let process: SupervisedProcess
+
+    /// `directory` reuses a former run's folder (its journal), as a restart would.
+    init(api: SandboxAPI?, nfc: String = "none", camera: String = "none", extra: [String] = [], directory: String? = nil,
+         notify: NotifyListener? = nil, watchdog: Duration? = nil, passing listening: ListeningSocket? = nil,
+         environment: [String: String] = [:], socketPath: String? = nil) throws {
+        self.directory = try directory ?? makeScratchDirectory()
+        self.socketPath = socketPath ?? self.directory + "/scand.sock"
+        journalPath = self.directory + "/journal"
+        var arguments = ["--socket", self.socketPath, "--journal", journalPath, "--nfc", nfc, "--camera", camera,
+                         "--station", "test-station", "--api-timeout", "5", "--log-level", "debug"]
+        if let api { arguments += ["--api-base", api.baseURL.absoluteString] }
+        // Extra variables go through env(1), so they reach the daemon itself whatever the launcher passes on.
+        let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        process = try SupervisedProcess(executable: "/usr/bin/env", arguments: assignments + [builtProduct("sealtrust-scand")] + arguments + extra,
+                                        notify: notify, watchdog: watchdog, passing: listening)
+    }
+
+    var pid: pid_t { process.pid }
+
+    /// Waits until a client can connect; throws with the daemon's stderr when it exits first.
+    @discardableResult
+    func waitUntilListening(timeout: Duration = .seconds(20)) throws -> ScanDaemon {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let client = try? LineClient(path: socketPath) {
+                client.close()
+                return self
+            }
+            var status: Int32 = 0
+            if waitpid(process.pid, &status, WNOHANG) == process.pid {
+                throw HarnessError("the daemon exited at start: \(process.standardError)")
+            }
+            usleep(10_000)
+        }
+        throw HarnessError("the daemon did not listen within \(timeout): \(process.standardError)")
+    }
+
+    /// A connected client that has read its `hello`.
+    func connect() throws -> (client: LineClient, hello: JSON) {
+        let client = try LineClient(path: socketPath)
+        guard let hello = try client.readJSON(), hello["type"]?.string == "hello" else {
+            throw HarnessError("no hello from the daemon")
+        }
+        return (client, hello)
+    }
+
+    /// The descriptors the daemon holds open now.
+    func openDescriptorCount() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/fd").count) ?? -1
+    }
+
+    func resident() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+        else { return -1 }
+        return kilobytes * 1024
+    }
+
+    func terminate(timeout: Duration = .seconds(15)) -> Int32? {
+        process.signal(SIGTERM)
+        return process.waitForExit(timeout: timeout)
+    }
+
+    func kill() {
+        process.signal(SIGKILL)
+        _ = process.waitForExit(timeout: .seconds(5))
+    }
+
+    func removeDirectory() {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// A chip URL as the catalogue chip `name` writes it at a tap with `counter`.
+func mintChipURL(_ name: String, counter: Int) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = [repositoryRoot().appendingPathComponent("demo/mint-chip-url.py").path, name, String(counter)]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw HarnessError("mint-chip-url.py \(name) \(counter) failed") }
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+}
+
+/// Runs a shell command and waits for it, with every signal unblocked in the child (a daemon it starts,
+/// such as pcscd, must answer SIGTERM later).
+@discardableResult
+func runShell(_ command: String) throws -> Int32 {
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var nothingBlocked = sigset_t()
+    sigemptyset(&nothingBlocked)
+    posix_spawnattr_setsigmask(&attributes, &nothingBlocked)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+    let words: [String] = ["/bin/sh", "-c", command]
+    let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var child: pid_t = 0
+    let spawned = posix_spawn(&child, "/bin/sh", nil, &attributes, argv, environ)
+    guard spawned == 0 else { throw HarnessError("posix_spawn sh -c \(command): \(String(cString: strerror(spawned)))") }
+    var status: Int32 = 0
+    while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+    return (status >> 8) & 0xff
+}

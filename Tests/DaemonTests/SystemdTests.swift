@@ -1,0 +1,44 @@
+import Foundation
+import Glibc
+import SystemdTestSupport
+import Testing
+
+/// The daemon against systemd's protocols: notify (path and abstract), watchdog, socket activation, SIGTERM.
+@Suite(.serialized)
+struct SystemdTests {
+    @Test(arguments: [NotifyListener.Form.path, .abstract])
+    func readyStatusWatchdogAndStopping(form: NotifyListener.Form) throws {
+        let listener = try NotifyListener(form: form)
+        let daemon = try ScanDaemon(api: nil, notify: listener, watchdog: .milliseconds(600))
+        defer { daemon.removeDirectory() }
+        let untilReady = try #require(listener.receive(until: "READY", timeout: .seconds(20)))
+        #expect(untilReady.last?.assignments["READY"] == "1")
+        #expect(FileManager.default.fileExists(atPath: daemon.socketPath), "READY=1 comes once the socket listens")
+        var status: String?
+        var watchdogs = 0
+        let deadline = ContinuousClock.now + .seconds(3)
+        while ContinuousClock.now < deadline, let message = listener.receive(timeout: .seconds(1)) {
+            if let text = message.assignments["STATUS"] { status = text }
+            if message.assignments["WATCHDOG"] == "1" { watchdogs += 1 }
+        }
+        #expect(status?.contains("scan") == true, "a readable STATUS= line: \(status ?? "none")")
+        #expect(watchdogs >= 3, "WATCHDOG=1 every 300 ms (half of WATCHDOG_USEC)")
+
+        daemon.process.signal(SIGTERM)
+        #expect(listener.receive(until: "STOPPING", timeout: .seconds(10))?.last?.assignments["STOPPING"] == "1")
+        #expect(daemon.process.waitForExit(timeout: .seconds(15)) == 0)
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath), "SIGTERM removes the socket file")
+    }
+
+    @Test func socketActivationServesThePassedDescriptor() throws {
+        let listening = try ListeningSocket()
+        let daemon = try ScanDaemon(api: nil, passing: listening)
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let line = try #require(try listening.connectAndReadLine(timeout: .seconds(20)))
+        #expect(line.contains("\"type\":\"hello\""))
+        #expect(line.contains("\"protocol\":1"))
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath), "no socket of its own under activation")
+        #expect(daemon.terminate() == 0)
+        #expect(FileManager.default.fileExists(atPath: listening.path), "the inherited socket file is systemd's, left in place")
+    }
+}
