@@ -5,6 +5,8 @@ import ScanJournal
 /// All client state lives here, so publish and replay are ordered without locks.
 final class ServerLoop {
     static let maximumLineBytes = 65_536
+    /// Gives clients this long to take what was published before stop; one that does not read cannot hold up the exit.
+    static let stopFlushLimit = Duration.seconds(1)
 
     private let listenDescriptor: Int32
     private let mailbox: ServerMailbox
@@ -53,8 +55,8 @@ final class ServerLoop {
             if ready < 0 && errno != EINTR { break }
 
             let letters = mailbox.take()
-            if letters.stopping { break }
             for (event, requester) in letters.events { deliver(event, requester: requester) }
+            if letters.stopping { break }
 
             for (index, descriptor) in order.enumerated() {
                 let revents = Int32(descriptors[index + 2].revents)
@@ -71,7 +73,24 @@ final class ServerLoop {
                 continueReplay(client)
             }
         }
+        flushQueues(until: .now + ServerLoop.stopFlushLimit)
         for client in Array(clients.values) { disconnect(client) }
+    }
+
+    /// Sends each client's queued output as the kernel takes it, so the last verdicts before stop reach their readers.
+    private func flushQueues(until deadline: ContinuousClock.Instant) {
+        while true {
+            let waiting = clients.values.filter { $0.queuedBytes > 0 }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard !waiting.isEmpty, remaining > .zero else { return }
+            var descriptors = waiting.map { pollfd(fd: $0.descriptor, events: Int16(POLLOUT), revents: 0) }
+            let (seconds, attoseconds) = remaining.components
+            let timeout = Int32(seconds * 1_000 + attoseconds / 1_000_000_000_000_000) + 1
+            if poll(&descriptors, nfds_t(descriptors.count), timeout) < 0 && errno != EINTR { return }
+            for (client, descriptor) in zip(waiting, descriptors) where descriptor.revents != 0 && !client.flush() {
+                disconnect(client)
+            }
+        }
     }
 
     // MARK: Events

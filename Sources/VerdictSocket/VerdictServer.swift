@@ -63,7 +63,8 @@ public final class VerdictServer: Sendable {
         running.withLock { $0 }?.mailbox.clientCount.load(ordering: .relaxed) ?? 0
     }
 
-    /// Closes every client and the listening socket; removes the socket file unless it was inherited.
+    /// Delivers what was published before it (a client that does not read gets up to a second), then closes
+    /// every client and the listening socket; removes the socket file unless it was inherited.
     /// It waits for the server thread, so a delegate callback must not call it.
     public func stop() {
         guard let stopped = running.withLock({ running -> Running? in

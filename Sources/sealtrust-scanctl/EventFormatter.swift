@@ -53,9 +53,11 @@ struct EventFormatter {
         if message["theft_reported"] == .bool(true) { parts.append("THEFT REPORTED") }
         if let retry = text(message["retry_after_s"]) { parts.append("retry after \(retry) s") }
         if let error = message["error"] {
-            let details = [text(error["kind"]), text(error["http_status"]), text(error["code"])].compactMap { $0 }
-            let detail = text(error["detail"]).map { ": \($0)" } ?? ""
-            parts.append("error: \(details.joined(separator: " "))\(detail)")
+            let detail = text(error["detail"])
+            // The API's detail usually begins with its code ("REPLAY_DETECTED: ..."): the code is shown once.
+            let code = text(error["code"]).flatMap { code in detail?.hasPrefix(code) == true ? nil : code }
+            let details = [text(error["kind"]), text(error["http_status"]), code].compactMap { $0 }
+            parts.append("error: \(details.joined(separator: " "))\(detail.map { ": \($0)" } ?? "")")
         }
         return parts
     }

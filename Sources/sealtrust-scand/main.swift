@@ -103,9 +103,6 @@ func stop(after signalName: String) {
     notifier?.send("STOPPING=1")
     Task {
         await pipeline.stop(timeout: .seconds(options.apiTimeout + 1))
-        // The server thread writes out what was published before it sees the stop only if it wakes in between:
-        // a moment's grace lets the last verdicts reach their clients.
-        try? await Task.sleep(for: .milliseconds(100))
         server.stop()
         journal.close()
         logger.notice("stopped")

@@ -27,10 +27,8 @@ final class ScanDaemon {
         var arguments = ["--socket", self.socketPath, "--journal", journalPath, "--nfc", nfc, "--camera", camera,
                          "--station", "test-station", "--api-timeout", "5", "--log-level", "debug"]
         if let api { arguments += ["--api-base", api.baseURL.absoluteString] }
-        // Extra variables go through env(1), so they reach the daemon itself whatever the launcher passes on.
-        let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        process = try SupervisedProcess(executable: "/usr/bin/env", arguments: assignments + [builtProduct("sealtrust-scand")] + arguments + extra,
-                                        notify: notify, watchdog: watchdog, passing: listening)
+        process = try SupervisedProcess(executable: builtProduct("sealtrust-scand"), arguments: arguments + extra,
+                                        notify: notify, watchdog: watchdog, passing: listening, environment: environment)
     }
 
     var pid: pid_t { process.pid }

@@ -115,6 +115,18 @@ import VerdictSocket
             "read_error", [("source", "nfc:Virtual PCD 00 01"), ("reason", "removed_during_read"), ("detail", "card removed")])
         let opened = try daemon.emit(
             "verdict", [("scan_id", "s2"), ("outcome", "authentic"), ("seal", .object([("status", "opened"), ("policy", "degrade")])), ("theft_reported", true)])
+        let replay = try daemon.emit(
+            "verdict",
+            [
+                ("scan_id", "s3"), ("outcome", "replay"),
+                ("error", .object([("kind", "api"), ("http_status", 409), ("code", "REPLAY_DETECTED"), ("detail", "REPLAY_DETECTED: counter 61 not above 61")])),
+            ])
+        let minting = try daemon.emit(
+            "verdict",
+            [
+                ("scan_id", "s4"), ("outcome", "minting_in_progress"),
+                ("error", .object([("kind", "api"), ("http_status", 409), ("code", "MINT_PENDING"), ("detail", "certificate being written")])),
+            ])
         #expect(try watcher.readLine() == "\(clock(source)) #1 source nfc:Virtual PCD 00 00  ready  reader attached")
         #expect(try watcher.readLine() == "\(clock(scan)) #2 scan nfc:Virtual PCD 00 00  chip  \(url)")
         #expect(
@@ -122,6 +134,8 @@ import VerdictSocket
                 == "\(clock(verdict)) #3 verdict nfc:Virtual PCD 00 00  authentic  Chronograph 42 — Maison Exemple  seal: intact")
         #expect(try watcher.readLine() == "\(clock(readError)) #4 read_error nfc:Virtual PCD 00 01  removed_during_read  card removed")
         #expect(try watcher.readLine() == "\(clock(opened)) #5 verdict authentic  seal: opened (degrade)  THEFT REPORTED")
+        #expect(try watcher.readLine() == "\(clock(replay)) #6 verdict replay  error: api 409: REPLAY_DETECTED: counter 61 not above 61")
+        #expect(try watcher.readLine() == "\(clock(minting)) #7 verdict minting_in_progress  error: api 409 MINT_PENDING: certificate being written")
 
         daemon.server.stop()
         #expect(watcher.wait() == 3)

@@ -195,6 +195,45 @@ import VerdictSocket
         #expect(throws: (any Error).self) { try TestClient(path: daemon.socketPath) }
     }
 
+    @Test func everythingPublishedBeforeStopReachesAReadingClientBeforeItsEndOfStream() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        try daemon.start()
+        let stalled = try TestClient(path: daemon.socketPath)
+        try stalled.hello()
+        let received = Mutex<[UInt64]>([])
+        let readerReady = DispatchSemaphore(value: 0)
+        let readerDone = DispatchSemaphore(value: 0)
+        let path = daemon.socketPath
+        Thread {
+            defer { readerDone.signal() }
+            guard let reader = try? TestClient(path: path), (try? reader.hello()) != nil else {
+                readerReady.signal()
+                return
+            }
+            readerReady.signal()
+            while let line = try? reader.readLine(timeout: 10), let seq = (try? JSON.parse(line))?["seq"]?.integerValue {
+                received.withLock { $0.append(UInt64(seq)) }
+            }
+        }.start()
+        readerReady.wait()
+        #expect(waitUntil { daemon.server.clientCount == 2 })
+        // Journaled first and published in one burst, as a pipeline finishing its last scans does; about 500 KB,
+        // more than a socket buffer holds, so much of it still waits in the server's queue at stop.
+        let payload = JSON.string(String(repeating: "s", count: 1_000))
+        let events = try (0..<500).map { _ in try daemon.journal.append(type: "verdict", fields: [("padding", payload)]) }
+        for event in events { daemon.server.publish(event) }
+        let stopStarted = ContinuousClock.now
+        daemon.server.stop()
+        // The stalled client holds stop up to its one-second limit, no longer.
+        #expect(ContinuousClock.now - stopStarted < .seconds(3))
+        #expect(readerDone.wait(timeout: .now() + 15) == .success)
+        let seqs = received.withLock { $0 }
+        let everythingInOrder = seqs == events.map(\.seq)
+        #expect(everythingInOrder, "\(seqs.count) of \(events.count) events before the end of stream")
+        #expect(stalled.isClosedByServer())
+    }
+
     @Test func aStaleSocketFileIsReplacedAndALiveOneRespected() throws {
         let daemon = try FakeDaemon()
         defer { daemon.tearDown() }
