@@ -80,6 +80,28 @@ import Testing
         #expect(exposure <= 2.5)
     }
 
+    /// What an operator gets right after `make install`: the installed binary starts on the example configuration,
+    /// tells systemd it is ready, serves the hello, and stops cleanly on SIGTERM.
+    @Test func theInstalledDaemonStartsWithTheExampleConfiguration() throws {
+        let install = try make("install-files")
+        try #require(install.status == 0, "\(install.output)")
+        let socketPath = root.path + "/scand.sock"
+        let notify = try NotifyListener(form: .path)
+        let daemon = try SupervisedProcess(
+            executable: installed("/usr/local/bin/sealtrust-scand"),
+            arguments: ["--config", installed("/etc/sealtrust-scand/scand.conf"), "--socket", socketPath,
+                        "--journal", root.path + "/journal", "--nfc", "none", "--camera", "none"],
+            notify: notify
+        )
+        let untilReady = notify.receive(until: "READY", timeout: .seconds(20))
+        try #require(untilReady != nil, "no READY=1; stderr: \(daemon.standardError)")
+        let hello = try #require(try connectAndReadLine(path: socketPath, timeout: .seconds(5)))
+        #expect(hello.hasPrefix(#"{"type":"hello","protocol":1,"#))
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit(timeout: .seconds(20)) == 0)
+        #expect(!FileManager.default.fileExists(atPath: socketPath))
+    }
+
     @Test func theExecStartFollowsThePrefix() throws {
         let install = try make("install-files", ["PREFIX=/usr"])
         try #require(install.status == 0, "\(install.output)")

@@ -56,23 +56,29 @@ public final class ListeningSocket: Sendable {
 
     /// Connects as a client would and returns the first line the service sends, or nil when none comes in time.
     public func connectAndReadLine(timeout: Duration) throws -> String? {
-        let client = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard client >= 0 else { throw TestSystemError.last("socket") }
-        defer { close(client) }
-        guard withUnixAddress(Array(path.utf8) + [0], { connect(client, $0, $1) }) == 0 else {
-            throw TestSystemError.last("connect \(path)")
-        }
-        let deadline = ContinuousClock.now + timeout
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        while ContinuousClock.now < deadline {
-            var poller = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) >= 0 else { throw TestSystemError.last("poll") }
-            guard poller.revents != 0 else { continue }
-            guard read(client, &byte, 1) == 1 else { return nil }
-            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
-            line.append(byte)
-        }
-        return nil
+        try SystemdTestSupport.connectAndReadLine(path: path, timeout: timeout)
     }
+}
+
+/// Connects to the Unix stream socket at `path` as a client would and returns the first line it is sent,
+/// or nil when none comes in time.
+public func connectAndReadLine(path: String, timeout: Duration) throws -> String? {
+    let client = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard client >= 0 else { throw TestSystemError.last("socket") }
+    defer { close(client) }
+    guard withUnixAddress(Array(path.utf8) + [0], { connect(client, $0, $1) }) == 0 else {
+        throw TestSystemError.last("connect \(path)")
+    }
+    let deadline = ContinuousClock.now + timeout
+    var line: [UInt8] = []
+    var byte: UInt8 = 0
+    while ContinuousClock.now < deadline {
+        var poller = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, 100) >= 0 else { throw TestSystemError.last("poll") }
+        guard poller.revents != 0 else { continue }
+        guard read(client, &byte, 1) == 1 else { return nil }
+        if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+        line.append(byte)
+    }
+    return nil
 }
