@@ -51,6 +51,8 @@ struct EventFormatter {
             parts.append("seal: \(status)\(policy)")
         }
         if message["theft_reported"] == .bool(true) { parts.append("THEFT REPORTED") }
+        // What the station's screen says: the operator reads the same sentence as the buyer.
+        parts.append(text(message["message"]).map { "\"\($0)\"" })
         if let retry = text(message["retry_after_s"]) { parts.append("retry after \(retry) s") }
         if let error = message["error"] {
             let detail = text(error["detail"])

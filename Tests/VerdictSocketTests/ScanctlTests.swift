@@ -118,7 +118,7 @@ import VerdictSocket
         let replay = try daemon.emit(
             "verdict",
             [
-                ("scan_id", "s3"), ("outcome", "replay"),
+                ("scan_id", "s3"), ("outcome", "replay"), ("message", "Alert. This is the signal that a label may have been copied."),
                 ("error", .object([("kind", "api"), ("http_status", 409), ("code", "REPLAY_DETECTED"), ("detail", "REPLAY_DETECTED: counter 61 not above 61")])),
             ])
         let minting = try daemon.emit(
@@ -134,7 +134,7 @@ import VerdictSocket
                 == "\(clock(verdict)) #3 verdict nfc:Virtual PCD 00 00  authentic  Chronograph 42 — Maison Exemple  seal: intact")
         #expect(try watcher.readLine() == "\(clock(readError)) #4 read_error nfc:Virtual PCD 00 01  removed_during_read  card removed")
         #expect(try watcher.readLine() == "\(clock(opened)) #5 verdict authentic  seal: opened (degrade)  THEFT REPORTED")
-        #expect(try watcher.readLine() == "\(clock(replay)) #6 verdict replay  error: api 409: REPLAY_DETECTED: counter 61 not above 61")
+        #expect(try watcher.readLine() == "\(clock(replay)) #6 verdict replay  \"Alert. This is the signal that a label may have been copied.\"  error: api 409: REPLAY_DETECTED: counter 61 not above 61")
         #expect(try watcher.readLine() == "\(clock(minting)) #7 verdict minting_in_progress  error: api 409 MINT_PENDING: certificate being written")
 
         daemon.server.stop()
