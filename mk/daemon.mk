@@ -1,6 +1,7 @@
 # The daemon: `make demo` (the README's first command) and `make bench-daemon` (docs/daemon.md).
 # The floor of bench-daemon's latency is read by the NFC part's C reference (its rule is in mk/nfc.mk).
 DAEMON_BENCH_TAPS ?= 25
+DAEMON_BENCH_READER ?= 1
 DAEMON_FLOOR_READER := .build/bench/pcsc_read
 
 .PHONY: demo bench-daemon
@@ -14,7 +15,7 @@ bench-daemon: services
 	$(MAKE) $(DAEMON_FLOOR_READER)
 	$(SWIFT) build -c release --product sealtrust-scand
 	$(SWIFT) build -c release --product scand-bench
-	$(SWIFT) run -c release --skip-build scand-bench --taps $(DAEMON_BENCH_TAPS) --reference $(DAEMON_FLOOR_READER) \
+	$(SWIFT) run -c release --skip-build scand-bench --taps $(DAEMON_BENCH_TAPS) --reader $(DAEMON_BENCH_READER) --reference $(DAEMON_FLOOR_READER) \
 		--daemon "$$($(SWIFT) build -c release --show-bin-path)/sealtrust-scand"
 
 bench: bench-daemon

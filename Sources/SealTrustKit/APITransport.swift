@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -7,7 +8,7 @@ import FoundationNetworking
 /// read may get, and the mapping of every outcome to a `SealTrustError`.
 final class APITransport: Sendable {
     private let configuration: SealTrustConfiguration
-    private let session: URLSession
+    private let createdSession = Mutex<URLSession?>(nil)
     private let limiter: RateLimiter
 
     /// Long enough for a restarting relay, short enough that a person waiting does not notice.
@@ -15,19 +16,29 @@ final class APITransport: Sendable {
 
     init(configuration: SealTrustConfiguration) {
         self.configuration = configuration
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.timeoutIntervalForRequest = Self.effectiveTimeout(configuration.timeout)
-        sessionConfiguration.timeoutIntervalForResource = Self.effectiveTimeout(configuration.timeout)
-        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        sessionConfiguration.urlCache = nil
-        sessionConfiguration.httpCookieStorage = nil
-        sessionConfiguration.httpShouldSetCookies = false
-        session = URLSession(configuration: sessionConfiguration, delegate: RedirectRefusal(), delegateQueue: nil)
         limiter = RateLimiter(window: .milliseconds(Int64((configuration.rateLimitWindow * 1000).rounded())))
     }
 
     deinit {
-        session.finishTasksAndInvalidate()
+        createdSession.withLock { $0 }?.finishTasksAndInvalidate()
+    }
+
+    /// Made at the first call, not before: until then libcurl and its TLS library stay out of an idle
+    /// daemon's memory, and a client that never calls never loads them.
+    private var session: URLSession {
+        createdSession.withLock { created in
+            if let created { return created }
+            let sessionConfiguration = URLSessionConfiguration.ephemeral
+            sessionConfiguration.timeoutIntervalForRequest = Self.effectiveTimeout(configuration.timeout)
+            sessionConfiguration.timeoutIntervalForResource = Self.effectiveTimeout(configuration.timeout)
+            sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+            sessionConfiguration.urlCache = nil
+            sessionConfiguration.httpCookieStorage = nil
+            sessionConfiguration.httpShouldSetCookies = false
+            let session = URLSession(configuration: sessionConfiguration, delegate: RedirectRefusal(), delegateQueue: nil)
+            created = session
+            return session
+        }
     }
 
     /// FoundationNetworking arms its timer with the timeout truncated to whole

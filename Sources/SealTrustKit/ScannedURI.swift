@@ -12,8 +12,7 @@ struct ScannedURI {
     /// so no fragment) with a host, no user info and no port. Non-ASCII
     /// characters are accepted in the path and query, as printed labels carry them.
     init?(_ text: String) {
-        for scalar in text.unicodeScalars
-        where scalar.properties.isWhitespace || scalar.properties.generalCategory == .control {
+        for scalar in text.unicodeScalars where Self.isWhitespaceOrControl(scalar) {
             return nil
         }
         let bytes = Array(text.utf8)
@@ -45,6 +44,15 @@ struct ScannedURI {
         }
         self.host = host
         self.path = path
+    }
+
+    /// ASCII, nearly every scanned character, without the Unicode property tables, whose first look-ups in a
+    /// scan are slow: there White_Space is U+0009 to U+000D and U+0020, and Cc is U+0000 to U+001F and U+007F.
+    private static func isWhitespaceOrControl(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII {
+            return scalar.value <= 0x20 || scalar.value == 0x7F
+        }
+        return scalar.properties.isWhitespace || scalar.properties.generalCategory == .control
     }
 
     /// The path's segments after the leading `/`, empty ones included.

@@ -6,7 +6,9 @@
 // (d) time from spawn to a listening socket.
 // (b) fan-out is measured by the socket part's benchmark.
 //
-//   scand-bench --daemon PATH --reference PATH [--taps 25] [--starts 20]
+//   scand-bench --daemon PATH --reference PATH [--taps 25] [--starts 20] [--reader 1]
+//
+// --reader picks vpcd's virtual reader (0 or 1), so that a run can keep off the one a test is using.
 //
 // Taps stay under the API client's own limit of 30 verifications a minute.
 import Foundation
@@ -25,6 +27,7 @@ struct Options {
     var reference = ""
     var taps = 25
     var starts = 20
+    var reader = 1
 
     static func parse(_ arguments: [String]) throws -> Options {
         var options = Options()
@@ -37,18 +40,19 @@ struct Options {
             case "--reference": options.reference = value
             case "--taps": options.taps = Int(value) ?? 0
             case "--starts": options.starts = Int(value) ?? 0
-            default: throw BenchFailure("usage: scand-bench --daemon PATH --reference PATH [--taps N] [--starts N]")
+            case "--reader": options.reader = Int(value) ?? -1
+            default: throw BenchFailure(usage)
             }
             index += 2
         }
-        guard !options.daemon.isEmpty, !options.reference.isEmpty, options.taps > 0, options.starts > 0 else {
-            throw BenchFailure("usage: scand-bench --daemon PATH --reference PATH [--taps N] [--starts N]")
-        }
+        guard !options.daemon.isEmpty, !options.reference.isEmpty, options.taps > 0, options.starts > 0,
+              options.reader == 0 || options.reader == 1
+        else { throw BenchFailure(usage) }
         return options
     }
 }
 
-let reader = "Virtual PCD 00 01"
+let usage = "usage: scand-bench --daemon PATH --reference PATH [--taps N] [--starts N] [--reader 0|1]"
 
 func percentile(_ values: [Duration], _ fraction: Double) -> Duration {
     let sorted = values.sorted()
@@ -135,12 +139,14 @@ struct ScandBench {
         let kit = try await kitRoundTrips(api: api, count: min(options.taps, 20))
         print("    the same call through SealTrustKit's client (URLSession): p50 \(milliseconds(percentile(kit, 0.5)))  p99 \(milliseconds(percentile(kit, 0.99)))")
 
-        let tag = try VirtualTag.start(reader: 1, chip: "spare-a")
+        let tag = try VirtualTag.start(reader: options.reader, chip: "spare-a")
         defer { tag.stop() }
         let reads = try await referenceReads(options.taps, tag: tag, program: options.reference)
         let floor = zip(reads.sorted(), http.sorted()).map { $0 + $1 }
-        let daemon = try BenchDaemon(executable: options.daemon, api: api, nfc: reader)
+        let daemon = try BenchDaemon(executable: options.daemon, api: api, nfc: tag.readerName)
         defer { daemon.stop() }
+        // Settled: the NFC source has started and waits for a tag.
+        try await Task.sleep(for: .seconds(1))
         let idle = daemon.residentBytes()
         let taps = try await daemonTaps(options.taps, tag: tag, daemon: daemon)
         let added = zip(taps.sorted(), http.sorted()).map { $0 - $1 }
@@ -151,12 +157,15 @@ struct ScandBench {
         print("    daemon / floor: p50 \(ratio(percentile(taps, 0.5), percentile(floor, 0.5)))  p99 \(ratio(percentile(taps, 0.99), percentile(floor, 0.99)))  goal ≤ 1.2×")
 
         print("(c) resident memory")
+        // Once it has made calls, the daemon holds libcurl, its TLS library and ICU's locale data too.
+        let idleAfterTaps = daemon.residentBytes()
         var subscribers: [BenchClient] = []
         for _ in 0..<1_000 { subscribers.append(try BenchClient(path: daemon.socketPath)) }
         for subscriber in subscribers { _ = try subscriber.readLine(timeout: .seconds(10)) }
         try await Task.sleep(for: .milliseconds(500))
         let loaded = daemon.residentBytes()
-        print("    idle \(idle / 1024) KiB (goal ≤ 32768 KiB)  with 1,000 subscribers \(loaded / 1024) KiB (goal ≤ 65536 KiB)")
+        print("    idle \(idle / 1024) KiB (goal ≤ 32768 KiB)  idle after the taps \(idleAfterTaps / 1024) KiB"
+            + "  with 1,000 subscribers \(loaded / 1024) KiB (goal ≤ 65536 KiB)")
         subscribers.removeAll()
     }
 
@@ -164,7 +173,7 @@ struct ScandBench {
     static func referenceReads(_ count: Int, tag: VirtualTag, program: String) async throws -> [Duration] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = [reader, String(count)]
+        process.arguments = [tag.readerName, String(count)]
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()

@@ -304,6 +304,22 @@ struct VerifyScanTests {
             #expect(recorded.count == 1)
         }
     }
+
+    /// A kept-alive connection dropped under a request is the case an HTTP client most likely resends on its own.
+    @Test func connectionDroppedAfterAnEarlierCallIsNotRetried() async throws {
+        try await withSandbox { sandbox in
+            let client = makeClient(sandbox)
+            let first = await outcome(client, url: try await sandbox.tap(chip: "spare-a"))
+            #expect(first.verdict == .authentic)
+            try await sandbox.fault(path: "/scans/verify", count: 1, closeConnection: true)
+            let url = try await sandbox.tap(chip: "spare-a")
+            let result = await outcome(client, url: url)
+            #expect(result.verdict == .failure)
+            #expect(result.error?.kind == "transport")
+            let sent = try await sandbox.requests().filter { $0.path == "/scans/verify" && $0.body.contains(url) }
+            #expect(sent.count == 1)
+        }
+    }
 }
 
 extension Array {
