@@ -8,7 +8,7 @@ import FoundationNetworking
 /// read may get, and the mapping of every outcome to a `SealTrustError`.
 final class APITransport: Sendable {
     private let configuration: SealTrustConfiguration
-    private let createdSession = Mutex<URLSession?>(nil)
+    private let createdSessions = Mutex<Sessions?>(nil)
     private let limiter: RateLimiter
 
     /// Long enough for a restarting relay, short enough that a person waiting does not notice.
@@ -19,14 +19,25 @@ final class APITransport: Sendable {
         limiter = RateLimiter(window: .milliseconds(Int64((configuration.rateLimitWindow * 1000).rounded())))
     }
 
+    /// Reads may share kept-alive connections. A call that is never retried gets a session of its own whose
+    /// connections each carry one request: libcurl silently sends a request again when a reused connection
+    /// dies under it, and for a chip URL that second send would read as a replay.
+    private struct Sessions: Sendable {
+        let reads: URLSession
+        let once: URLSession
+    }
+
     deinit {
-        createdSession.withLock { $0 }?.finishTasksAndInvalidate()
+        if let sessions = createdSessions.withLock({ $0 }) {
+            sessions.reads.finishTasksAndInvalidate()
+            sessions.once.finishTasksAndInvalidate()
+        }
     }
 
     /// Made at the first call, not before: until then libcurl and its TLS library stay out of an idle
     /// daemon's memory, and a client that never calls never loads them.
-    private var session: URLSession {
-        createdSession.withLock { created in
+    private var sessions: Sessions {
+        createdSessions.withLock { created in
             if let created { return created }
             let sessionConfiguration = URLSessionConfiguration.ephemeral
             sessionConfiguration.timeoutIntervalForRequest = Self.effectiveTimeout(configuration.timeout)
@@ -35,9 +46,12 @@ final class APITransport: Sendable {
             sessionConfiguration.urlCache = nil
             sessionConfiguration.httpCookieStorage = nil
             sessionConfiguration.httpShouldSetCookies = false
-            let session = URLSession(configuration: sessionConfiguration, delegate: RedirectRefusal(), delegateQueue: nil)
-            created = session
-            return session
+            let sessions = Sessions(
+                reads: URLSession(configuration: sessionConfiguration, delegate: RedirectRefusal(), delegateQueue: nil),
+                once: URLSession(configuration: sessionConfiguration, delegate: RedirectRefusal(), delegateQueue: nil)
+            )
+            created = sessions
+            return sessions
         }
     }
 
@@ -68,6 +82,9 @@ final class APITransport: Sendable {
         urlRequest.httpMethod = request.method
         urlRequest.setValue(APIContract.acceptHeader.value, forHTTPHeaderField: APIContract.acceptHeader.name)
         urlRequest.setValue(configuration.clientIdentifier, forHTTPHeaderField: APIContract.clientHeader)
+        if !request.isRetriable {
+            urlRequest.setValue("close", forHTTPHeaderField: "Connection")
+        }
         if let body = request.body {
             urlRequest.httpBody = Data(body.utf8)
             urlRequest.setValue(APIContract.contentTypeHeader.value, forHTTPHeaderField: APIContract.contentTypeHeader.name)
@@ -83,7 +100,7 @@ final class APITransport: Sendable {
 
         try await limiter.admit(request.bucket)
         do {
-            return try await exchange(urlRequest, bucket: request.bucket)
+            return try await exchange(urlRequest, bucket: request.bucket, once: !request.isRetriable)
         } catch let failure as SealTrustError where request.isRetriable && Self.isWorthRetrying(failure) {
             do {
                 try await Task.sleep(for: Self.readRetryBackoff)
@@ -91,7 +108,7 @@ final class APITransport: Sendable {
             } catch {
                 throw failure
             }
-            return try await exchange(urlRequest, bucket: request.bucket)
+            return try await exchange(urlRequest, bucket: request.bucket, once: false)
         }
     }
 
@@ -103,10 +120,11 @@ final class APITransport: Sendable {
         }
     }
 
-    private func exchange(_ urlRequest: URLRequest, bucket: APIContract.Bucket) async throws -> JSONValue {
+    private func exchange(_ urlRequest: URLRequest, bucket: APIContract.Bucket, once: Bool) async throws -> JSONValue {
         let data: Data
         let response: URLResponse
         do {
+            let session = once ? sessions.once : sessions.reads
             (data, response) = try await session.data(for: urlRequest)
         } catch let failure as URLError {
             throw SealTrustError.transport(Self.describe(failure))

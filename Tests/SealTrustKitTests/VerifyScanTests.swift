@@ -313,11 +313,15 @@ struct VerifyScanTests {
             #expect(first.verdict == .authentic)
             try await sandbox.fault(path: "/scans/verify", count: 1, closeConnection: true)
             let url = try await sandbox.tap(chip: "spare-a")
+            let started = ContinuousClock.now
             let result = await outcome(client, url: url)
             #expect(result.verdict == .failure)
             #expect(result.error?.kind == "transport")
-            let sent = try await sandbox.requests().filter { $0.path == "/scans/verify" && $0.body.contains(url) }
-            #expect(sent.count == 1)
+            // No second request of any kind: not the URL again, nor an empty-bodied resend waiting for the timeout.
+            let sent = try await sandbox.requests().filter { $0.path == "/scans/verify" }
+            #expect(sent.count == 2)
+            #expect(sent.last?.body.contains(url) == true)
+            #expect(ContinuousClock.now - started < .seconds(4))
         }
     }
 }
