@@ -1,4 +1,6 @@
 # The README's two commands are `make demo` and `make test`; both install what they need.
+# The toolchain's usual home on these machines, for shells that do not have it on PATH.
+export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 
 .PHONY: deps services build test demo bench install uninstall
