@@ -58,10 +58,10 @@ let package = Package(
         .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "TestSupport"]),
         .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "TestSupport"]),
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "CZBar", "TestSupport"]),
-        .target(name: "SystemdTestSupport", path: "Tests/SystemdTestSupport"),
-        .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport", "SystemdTestSupport", "notify-probe"]),
-        .testTarget(name: "ScanJournalTests", dependencies: ["ScanJournal"]),
-        .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "ScanJournal"]),
+        .target(name: "SystemdTestSupport", dependencies: ["TestSupport"], path: "Tests/SystemdTestSupport"),
+        .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport", "SystemdTestSupport", "TestSupport", "notify-probe"]),
+        .testTarget(name: "ScanJournalTests", dependencies: ["ScanJournal", "TestSupport"]),
+        .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "ScanJournal", "TestSupport"]),
         .testTarget(
             name: "DaemonTests",
             dependencies: ["ScanPipeline", "ScanJournal", "SealTrustKit", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]

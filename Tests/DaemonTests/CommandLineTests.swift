@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import SystemdTestSupport
+import TestSupport
 import Testing
 
 /// Bad flags and configuration files stop the daemon at start with one line naming the problem, and exit 2.

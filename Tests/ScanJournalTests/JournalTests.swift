@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import ScanJournal
+import TestSupport
 import Testing
 
 @Suite struct JournalTests {
@@ -159,7 +160,7 @@ import Testing
         let directory = TemporaryDirectory()
         let path = directory.path + "/journal"
         let writer = Process()
-        writer.executableURL = builtProduct("journal-writer")
+        writer.executableURL = URL(fileURLWithPath: builtProduct("journal-writer"))
         writer.arguments = [path]
         let output = Pipe()
         writer.standardOutput = output
@@ -187,15 +188,3 @@ import Testing
     }
 }
 
-/// An executable of this package, built next to the test bundle.
-func builtProduct(_ name: String) -> URL {
-    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    var directory = executable.deletingLastPathComponent()
-    while directory.path != "/" {
-        let candidate = directory.appendingPathComponent(name)
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        directory = directory.deletingLastPathComponent()
-    }
-    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent(".build/debug/\(name)")
-}

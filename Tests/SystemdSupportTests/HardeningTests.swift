@@ -1,5 +1,6 @@
 import Foundation
 import SystemdTestSupport
+import TestSupport
 import Testing
 
 /// MemoryDenyWriteExecute=yes in the service holds only if the Swift runtime never needs writable and executable memory.

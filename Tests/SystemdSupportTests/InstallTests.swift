@@ -1,5 +1,6 @@
 import Foundation
 import SystemdTestSupport
+import TestSupport
 import Testing
 
 /// `make install` into a scratch root: every file lands where the units, rules and configuration point,
@@ -73,7 +74,7 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: installed("/usr/local/share/man/man1/sealtrust-scanctl.1")))
 
         // systemd-analyze verify accepts both installed units, and the exposure is 2.5 or less.
-        let check = try runCommand(packageRoot() + "/packaging/check-units.sh", [], environment: ["DESTDIR": stage])
+        let check = try runCommand(repositoryRoot().path + "/packaging/check-units.sh", [], environment: ["DESTDIR": stage])
         #expect(check.status == 0, "\(check.output)")
         #expect(check.output.contains("verify: sealtrust-scand.service sealtrust-scand.socket OK"))
         let exposure = try #require(check.output.firstMatch(of: /exposure: ([0-9.]+)/).flatMap { Double($0.output.1) })
@@ -108,7 +109,7 @@ import Testing
         let service = try UnitFile(path: installed("/usr/lib/systemd/system/sealtrust-scand.service"))
         #expect(service.value("ExecStart", in: "Service") == "/usr/bin/sealtrust-scand")
         #expect(FileManager.default.isExecutableFile(atPath: installed("/usr/bin/sealtrust-scand")))
-        let check = try runCommand(packageRoot() + "/packaging/check-units.sh", [], environment: ["DESTDIR": stage, "PREFIX": "/usr"])
+        let check = try runCommand(repositoryRoot().path + "/packaging/check-units.sh", [], environment: ["DESTDIR": stage, "PREFIX": "/usr"])
         #expect(check.status == 0, "\(check.output)")
     }
 
@@ -120,7 +121,7 @@ import Testing
         #expect(service.value("LoadCredential", in: "Service") == "sealtrust-token:/usr/local/etc/sealtrust-scand/token")
         #expect(FileManager.default.fileExists(atPath: installed("/usr/local/etc/sealtrust-scand/scand.conf")))
         #expect(FileManager.default.fileExists(atPath: installed("/usr/local/etc/sealtrust-scand/token")))
-        let check = try runCommand(packageRoot() + "/packaging/check-units.sh", [], environment: ["DESTDIR": stage])
+        let check = try runCommand(repositoryRoot().path + "/packaging/check-units.sh", [], environment: ["DESTDIR": stage])
         #expect(check.status == 0, "\(check.output)")
     }
 
@@ -149,7 +150,7 @@ import Testing
             .filter { !($0.hasPrefix("Protect") || $0.hasPrefix("Restrict") || $0.hasPrefix("SystemCall") || $0.hasPrefix("Capability")) }
             .joined(separator: "\n")
         try weakened.write(toFile: path, atomically: false, encoding: .utf8)
-        let check = try runCommand(packageRoot() + "/packaging/check-units.sh", [], environment: ["DESTDIR": stage])
+        let check = try runCommand(repositoryRoot().path + "/packaging/check-units.sh", [], environment: ["DESTDIR": stage])
         #expect(check.status != 0)
         #expect(check.output.contains("is above 2.5"))
     }

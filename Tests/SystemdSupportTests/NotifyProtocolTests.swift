@@ -3,6 +3,7 @@ import Glibc
 #endif
 import SystemdSupport
 import SystemdTestSupport
+import TestSupport
 import Testing
 
 /// The messages a service manager receives from the probe, which uses SystemdSupport as the daemon does.

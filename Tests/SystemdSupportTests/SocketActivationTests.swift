@@ -1,5 +1,6 @@
 import SystemdSupport
 import SystemdTestSupport
+import TestSupport
 import Testing
 
 /// A listening socket handed over as fd 3, as the socket unit does, reaches the service and its clients.

@@ -1,5 +1,6 @@
 import Foundation
 import SystemdTestSupport
+import TestSupport
 import Testing
 
 /// udev 252 has no `udevadm verify`: the rules are checked here against udev's own grammar
@@ -34,7 +35,7 @@ import Testing
     let rules: String
 
     init() throws {
-        rules = try String(contentsOfFile: packageRoot() + "/udev/70-sealtrust-scand.rules", encoding: .utf8)
+        rules = try String(contentsOfFile: repositoryRoot().path + "/udev/70-sealtrust-scand.rules", encoding: .utf8)
     }
 
     /// The rule lines, and the commented-out example made live, since an operator will uncomment it.
@@ -78,7 +79,7 @@ import Testing
     }
 
     @Test func theKernelNFCDriversAreKeptAwayFromTheReaders() throws {
-        let blacklist = try String(contentsOfFile: packageRoot() + "/packaging/modprobe.d/sealtrust-scand-blacklist.conf", encoding: .utf8)
+        let blacklist = try String(contentsOfFile: repositoryRoot().path + "/packaging/modprobe.d/sealtrust-scand-blacklist.conf", encoding: .utf8)
         var modules: Set<String> = []
         for line in blacklist.split(separator: "\n") where !line.hasPrefix("#") {
             let words = line.split(separator: " ")

@@ -1,9 +1,5 @@
 import Foundation
-
-/// The package's root directory, where `make` and the shipped files are.
-public func packageRoot() -> String {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-}
+import TestSupport
 
 /// What a command printed (standard output and error together) and how it ended.
 public struct CommandResult: Sendable {
@@ -12,7 +8,7 @@ public struct CommandResult: Sendable {
 }
 
 /// Runs a command to completion in `directory`, with `environment` added to the test's own.
-public func runCommand(_ executable: String, _ arguments: [String], in directory: String = packageRoot(),
+public func runCommand(_ executable: String, _ arguments: [String], in directory: String = repositoryRoot().path,
                        environment: [String: String] = [:]) throws -> CommandResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)

@@ -4,12 +4,6 @@ import Glibc
 import Foundation
 import Synchronization
 
-/// The path of a product built beside the running test bundle (the daemon, the probe).
-public func builtProduct(_ name: String) -> String {
-    let testBinary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    return URL(fileURLWithPath: testBinary).deletingLastPathComponent().appendingPathComponent(name).path
-}
-
 /// Starts any executable the way systemd starts a service: NOTIFY_SOCKET, WATCHDOG_USEC/WATCHDOG_PID and LISTEN_FDS/LISTEN_PID
 /// set for that very process. A shell wrapper learns the pid before `exec`, since the parent cannot know it before the spawn.
 public final class SupervisedProcess: Sendable {

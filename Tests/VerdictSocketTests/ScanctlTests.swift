@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import ScanJournal
+import TestSupport
 import Testing
 import VerdictSocket
 
@@ -204,7 +205,7 @@ final class Scanctl {
 
     static func start(_ arguments: [String]) throws -> Scanctl {
         let scanctl = Scanctl()
-        scanctl.process.executableURL = builtProduct("sealtrust-scanctl")
+        scanctl.process.executableURL = URL(fileURLWithPath: builtProduct("sealtrust-scanctl"))
         scanctl.process.arguments = arguments
         scanctl.process.environment = ["TZ": "UTC", "PATH": "/usr/bin:/bin"]
         scanctl.process.standardOutput = scanctl.output
@@ -251,14 +252,3 @@ final class Scanctl {
     }
 }
 
-/// An executable of this package, built next to the test bundle.
-func builtProduct(_ name: String) -> URL {
-    var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-    while directory.path != "/" {
-        let candidate = directory.appendingPathComponent(name)
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        directory = directory.deletingLastPathComponent()
-    }
-    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent(".build/debug/\(name)")
-}
