@@ -6,8 +6,10 @@ import Synchronization
 import SystemdSupport
 import VerdictSocket
 
-// Signals arrive as events on the main queue (libdispatch reads them from a signalfd), never as handlers
-// interrupting a thread: they are blocked here, before any thread starts, so that every thread inherits the mask.
+// Signals are taken by sigwait on the main thread, never by a handler: they are blocked here, before any thread
+// starts, so every thread inherits the mask and none can take a signal with its default action, which would end the
+// daemon without closing the journal. (libdispatch's signal sources are not used: dispatchMain unblocks every signal
+// on the main thread before its own handler is installed, and a SIGTERM in that gap killed the daemon.)
 var handledSignals = sigset_t()
 sigemptyset(&handledSignals)
 for number in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handledSignals, number) }
@@ -110,25 +112,26 @@ func stop(after signalName: String) {
     }
 }
 
-let signalSources = [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT"), (SIGHUP, "SIGHUP")].map { number, name in
-    let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-    source.setEventHandler {
-        if number == SIGHUP { reload() } else { stop(after: name) }
+/// WATCHDOG=1 comes from a dispatch queue, so a daemon whose queues no longer run stops feeding it.
+let watchdog: DispatchSourceTimer? = notifier.flatMap { notifier in
+    notifier.watchdogInterval.map { interval in
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "sealtrust-scand.watchdog"))
+        let nanoseconds = interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
+        timer.schedule(deadline: .now(), repeating: .nanoseconds(Int(nanoseconds)))
+        timer.setEventHandler { @Sendable in notifier.send("WATCHDOG=1") }
+        timer.resume()
+        return timer
     }
-    source.resume()
-    return source
 }
 
-/// WATCHDOG=1 comes from the main queue itself, so a wedged main loop stops it.
-let watchdog: DispatchSourceTimer? = notifier?.watchdogInterval.map { interval in
-    let timer = DispatchSource.makeTimerSource(queue: .main)
-    let nanoseconds = interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
-    timer.schedule(deadline: .now(), repeating: .nanoseconds(Int(nanoseconds)))
-    timer.setEventHandler { notifier?.send("WATCHDOG=1") }
-    timer.resume()
-    return timer
-}
-
-withExtendedLifetime((signalSources, watchdog)) {
-    dispatchMain()
+withExtendedLifetime(watchdog) {
+    while true {
+        var number: Int32 = 0
+        guard sigwait(&handledSignals, &number) == 0 else { continue }
+        switch number {
+        case SIGHUP: reload()
+        case SIGINT: stop(after: "SIGINT")
+        default: stop(after: "SIGTERM")
+        }
+    }
 }

@@ -30,6 +30,22 @@ struct SystemdTests {
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath), "SIGTERM removes the socket file")
     }
 
+    /// `systemctl stop` or `reload` right after the start: a signal that arrives while the daemon is still setting up
+    /// must be taken like any other, never end the process before the journal is closed and the socket removed.
+    @Test(arguments: [[SIGTERM], [SIGHUP, SIGTERM], [SIGINT]])
+    func aSignalTheMomentTheSocketAppearsStopsTheDaemonCleanly(signals: [Int32]) throws {
+        for _ in 0..<12 {
+            let daemon = try ScanDaemon(api: nil)
+            defer { daemon.removeDirectory() }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while access(daemon.socketPath, F_OK) != 0, ContinuousClock.now < deadline { usleep(200) }
+            for number in signals { daemon.process.signal(number) }
+            let status = daemon.process.waitForExit(timeout: .seconds(15))
+            try #require(status == 0, "signals \(signals) at start ended the daemon with \(String(describing: status)): \(daemon.process.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+        }
+    }
+
     @Test func socketActivationServesThePassedDescriptor() throws {
         let listening = try ListeningSocket()
         let daemon = try ScanDaemon(api: nil, passing: listening)
