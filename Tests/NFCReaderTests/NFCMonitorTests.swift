@@ -54,6 +54,7 @@ struct NFCMonitorTests {
         try await tag.present()
         let event = try await monitor.nextTag(on: tag.readerName, after: mark, within: timeout)
         guard case .tagRead(let read) = event else { throw MonitorTestFailure("expected a URL from \(tag.readerName), got \(event)") }
+        try await tag.settle()
         let signed = try #require(tag.signedReads.last)
         #expect(read.uri == signed.url, "the monitor must hand over exactly the URL the tag signed")
         return read

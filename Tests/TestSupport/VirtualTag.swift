@@ -96,6 +96,12 @@ public final class VirtualTag: Sendable {
         try await command("counter \(counter)", until: { $0.hasPrefix("COUNTER ") })
     }
 
+    /// Returns once every line the tag wrote before this call has been collected: a reader that got an answer
+    /// has it before this side has read the tag's line about it.
+    public func settle() async throws {
+        try await command("sync", until: { $0 == "SYNC" })
+    }
+
     /// Every line the tag has reported so far (`APDU ...`, `READ ctr=N url=...`, `POWER on`, ...).
     public var transcript: [String] { output.withLock { $0.lines } }
 

@@ -14,6 +14,9 @@ import VerdictSocket
         let count = 3_000
         let received = Mutex<[UInt64]>([])
         let readerDone = DispatchSemaphore(value: 0)
+        // The reader stays connected until the end, so that the count below tells the stalled client was dropped.
+        let readerMayLeave = DispatchSemaphore(value: 0)
+        defer { readerMayLeave.signal() }
         let path = daemon.socketPath
         Thread {
             guard let reader = try? TestClient(path: path), (try? reader.hello()) != nil else {
@@ -28,6 +31,7 @@ import VerdictSocket
                 if total == count { break }
             }
             readerDone.signal()
+            withExtendedLifetime(reader) { _ = readerMayLeave.wait(timeout: .now() + 30) }
         }.start()
         #expect(waitUntil { daemon.server.clientCount == 2 })
         let payload = JSON.string(String(repeating: "v", count: 1_000))

@@ -375,6 +375,8 @@ class VirtualTag:
                 with self.lock:
                     self.chip.counter = counter
                 self.report("COUNTER %d" % counter)
+            elif verb == "sync" and not args:
+                self.report("SYNC")
             elif verb == "quit" and not args:
                 return False
             else:
