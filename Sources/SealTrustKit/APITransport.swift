@@ -8,7 +8,7 @@ import FoundationNetworking
 /// read may get, and the mapping of every outcome to a `SealTrustError`.
 final class APITransport: Sendable {
     private let configuration: SealTrustConfiguration
-    private let createdSessions = Mutex<Sessions?>(nil)
+    private let createdReadSession = Mutex<URLSession?>(nil)
     private let limiter: RateLimiter
 
     /// Long enough for a restarting relay, short enough that a person waiting does not notice.
@@ -19,40 +19,33 @@ final class APITransport: Sendable {
         limiter = RateLimiter(window: .milliseconds(Int64((configuration.rateLimitWindow * 1000).rounded())))
     }
 
-    /// Reads may share kept-alive connections. A call that is never retried gets a session of its own whose
-    /// connections each carry one request: libcurl silently sends a request again when a reused connection
-    /// dies under it, and for a chip URL that second send would read as a replay.
-    private struct Sessions: Sendable {
-        let reads: URLSession
-        let once: URLSession
-    }
-
     deinit {
-        if let sessions = createdSessions.withLock({ $0 }) {
-            sessions.reads.finishTasksAndInvalidate()
-            sessions.once.finishTasksAndInvalidate()
+        createdReadSession.withLock { $0 }?.finishTasksAndInvalidate()
+    }
+
+    /// Reads share kept-alive connections. Made at the first read, not before: until then libcurl and its TLS
+    /// library stay out of an idle daemon's memory, and a client that never calls never loads them.
+    private var readSession: URLSession {
+        createdReadSession.withLock { created in
+            if let created { return created }
+            let session = makeSession()
+            created = session
+            return session
         }
     }
 
-    /// Made at the first call, not before: until then libcurl and its TLS library stay out of an idle
-    /// daemon's memory, and a client that never calls never loads them.
-    private var sessions: Sessions {
-        createdSessions.withLock { created in
-            if let created { return created }
-            let sessionConfiguration = URLSessionConfiguration.ephemeral
-            sessionConfiguration.timeoutIntervalForRequest = Self.effectiveTimeout(configuration.timeout)
-            sessionConfiguration.timeoutIntervalForResource = Self.effectiveTimeout(configuration.timeout)
-            sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-            sessionConfiguration.urlCache = nil
-            sessionConfiguration.httpCookieStorage = nil
-            sessionConfiguration.httpShouldSetCookies = false
-            let sessions = Sessions(
-                reads: URLSession(configuration: sessionConfiguration, delegate: RedirectRefusal(), delegateQueue: nil),
-                once: URLSession(configuration: sessionConfiguration, delegate: RedirectRefusal(), delegateQueue: nil)
-            )
-            created = sessions
-            return sessions
-        }
+    /// A call that is never retried gets a session of its own, used once: libcurl sends a request again on its
+    /// own when a connection it kept dies under it, and for a chip URL that second send reads as a replay.
+    /// A `Connection: close` header is not enough: libcurl still keeps the connection unless the server says so.
+    private func makeSession() -> URLSession {
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.timeoutIntervalForRequest = Self.effectiveTimeout(configuration.timeout)
+        sessionConfiguration.timeoutIntervalForResource = Self.effectiveTimeout(configuration.timeout)
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        sessionConfiguration.urlCache = nil
+        sessionConfiguration.httpCookieStorage = nil
+        sessionConfiguration.httpShouldSetCookies = false
+        return URLSession(configuration: sessionConfiguration, delegate: RedirectRefusal(), delegateQueue: nil)
     }
 
     /// FoundationNetworking arms its timer with the timeout truncated to whole
@@ -124,8 +117,13 @@ final class APITransport: Sendable {
         let data: Data
         let response: URLResponse
         do {
-            let session = once ? sessions.once : sessions.reads
-            (data, response) = try await session.data(for: urlRequest)
+            if once {
+                let session = makeSession()
+                defer { session.finishTasksAndInvalidate() }
+                (data, response) = try await session.data(for: urlRequest)
+            } else {
+                (data, response) = try await readSession.data(for: urlRequest)
+            }
         } catch let failure as URLError {
             throw SealTrustError.transport(Self.describe(failure))
         } catch is CancellationError {

@@ -305,6 +305,24 @@ struct VerifyScanTests {
         }
     }
 
+    /// A server that answers and closes its side a little later, without saying `Connection: close`: a client that
+    /// kept that connection would send the next verify on it, get nothing back, and resend on its own.
+    @Test func aVerifyRightAfterAnotherNeverRidesItsConnection() async throws {
+        try await withSandbox { sandbox in
+            let client = makeClient(sandbox)
+            try await sandbox.fault(path: "/scans/verify", count: 1, lingerAfterAnswer: 1)
+            let urls = [try await sandbox.tap(chip: "spare-a"), try await sandbox.tap(chip: "spare-a")]
+            let first = await outcome(client, url: urls[0])
+            let started = ContinuousClock.now
+            let second = await outcome(client, url: urls[1])
+            #expect(first.verdict == .authentic)
+            #expect(second.verdict == .authentic, "\(String(describing: second.error))")
+            #expect(ContinuousClock.now - started < .milliseconds(900), "the second call did not wait for the first's connection")
+            let sent = try await sandbox.requests().filter { $0.path == "/scans/verify" }
+            #expect(sent.map(\.body) == urls.map { "{\"url\":\"\($0)\"}" }, "each URL sent once, whole")
+        }
+    }
+
     /// A kept-alive connection dropped under a request is the case an HTTP client most likely resends on its own.
     @Test func connectionDroppedAfterAnEarlierCallIsNotRetried() async throws {
         try await withSandbox { sandbox in

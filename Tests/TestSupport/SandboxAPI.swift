@@ -96,9 +96,10 @@ public final class SandboxAPI: Sendable {
     public func fault(
         path: String, delay: Double? = nil, status: Int? = nil, body: String? = nil, count: Int? = nil,
         contentType: String? = nil, headers: [String: String] = [:], closeConnection: Bool = false,
-        method: String? = nil
+        lingerAfterAnswer: Double? = nil, method: String? = nil
     ) async throws {
         var spec: [String: Any] = ["path": path, "headers": headers, "close": closeConnection]
+        spec["linger_s"] = lingerAfterAnswer
         spec["delay_s"] = delay
         spec["status"] = status
         spec["body"] = body

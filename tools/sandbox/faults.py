@@ -1,4 +1,4 @@
-"""Faults tests inject by path prefix: a delay, a replaced answer, or a dropped connection."""
+"""Faults tests inject by path prefix: a delay, a replaced answer, a dropped connection, or a late close."""
 
 import threading
 from dataclasses import dataclass, field
@@ -13,6 +13,7 @@ class Fault:
     content_type: str = "application/json"
     headers: dict = field(default_factory=dict)
     close: bool = False          # drop the connection without answering
+    linger_s: float = 0.0        # answer, then hold the connection this long without reading, then close it
     method: str | None = None    # only requests with this method; any when None
     remaining: int | None = None  # None: until reset
 
@@ -37,6 +38,7 @@ class Fault:
             content_type=spec.get("content_type") or "application/json",
             headers=headers,
             close=bool(spec.get("close", False)),
+            linger_s=float(spec.get("linger_s") or 0.0),
             method=spec.get("method"),
             remaining=count,
         )

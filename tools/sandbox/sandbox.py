@@ -186,6 +186,13 @@ class Handler(BaseHTTPRequestHandler):
             if fault.status is not None:
                 self._send(Reply(fault.status, fault.body.encode("utf-8"), fault.content_type, fault.headers))
                 return
+            if fault.linger_s > 0:
+                # A connection the client believes alive: it may send its next request on it, which is never read.
+                self._send(self.sandbox.serve(request))
+                time.sleep(fault.linger_s)
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
         self._send(self.sandbox.serve(request))
 
     def _send(self, reply: Reply):

@@ -314,6 +314,17 @@ class AdminTests(SandboxTestCase):
             self.verify(AN12196_URL)
         self.assertEqual(len(self.call("GET", "/_sandbox/requests")[1]), 9)
 
+    def test_linger_answers_then_leaves_the_next_request_on_that_connection_unanswered(self):
+        self.call("POST", "/_sandbox/fault", {"path": "/passport", "linger_s": 0.5, "count": 1})
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+        self.assertEqual(self.call("GET", "/passport/SN-00042", connection=connection)[0], 200)
+        started = time.monotonic()
+        with self.assertRaises((http.client.RemoteDisconnected, ConnectionError)):
+            self.call("GET", "/passport/SN-00042", connection=connection)
+        self.assertGreaterEqual(time.monotonic() - started, 0.4)
+        connection.close()
+        self.assertEqual([r["path"] for r in self.call("GET", "/_sandbox/requests")[1]], ["/passport/SN-00042"])
+
     def test_a_request_delayed_past_a_reset_is_dropped_unserved(self):
         url = self.tap("spare-a", counter=50)
         self.call("POST", "/_sandbox/fault", {"path": "/scans/verify", "delay_s": 0.5})
