@@ -74,8 +74,8 @@ struct LimitsAndRetriesTests {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        let inTenSeconds = formatter.string(from: Date().addingTimeInterval(10))
         try await withSandbox { sandbox in
+            let inTenSeconds = formatter.string(from: Date().addingTimeInterval(10))
             try await sandbox.fault(path: "/history/", status: 429, body: "{}", count: 1, headers: ["Retry-After": inTenSeconds])
             let dated = await sealTrustError { try await makeClient(sandbox).history(identifier: Catalogue.chronograph) }
             #expect((8...11).contains(dated?.retryAfterSeconds ?? 0), "\(inTenSeconds)")
