@@ -112,13 +112,13 @@ func stop(after signalName: String) {
     }
 }
 
-/// WATCHDOG=1 comes from a dispatch queue, so a daemon whose queues no longer run stops feeding it.
+/// WATCHDOG=1 goes out from the task pool that runs the scans, so a daemon whose pool is wedged stops feeding it.
 let watchdog: DispatchSourceTimer? = notifier.flatMap { notifier in
     notifier.watchdogInterval.map { interval in
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "sealtrust-scand.watchdog"))
         let nanoseconds = interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
         timer.schedule(deadline: .now(), repeating: .nanoseconds(Int(nanoseconds)))
-        timer.setEventHandler { @Sendable in notifier.send("WATCHDOG=1") }
+        timer.setEventHandler { @Sendable in Task { notifier.send("WATCHDOG=1") } }
         timer.resume()
         return timer
     }
