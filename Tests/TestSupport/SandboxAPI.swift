@@ -13,6 +13,13 @@ public struct RecordedRequest: Sendable, Hashable, Decodable {
     /// Lower-case header names.
     public let headers: [String: String]
     public let body: String
+    /// The sandbox's own time for a request it served, from its handler's start to the answer ready.
+    public let serviceMilliseconds: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case method, path, query, headers, body
+        case serviceMilliseconds = "service_ms"
+    }
 }
 
 /// A catalogue chip as the sandbox sees it now.

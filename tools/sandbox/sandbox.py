@@ -50,6 +50,7 @@ class Sandbox:
         }
         with self._records_lock:
             self._records.append(entry)
+        return entry
 
     def reset(self):
         with self._records_lock:
@@ -164,6 +165,7 @@ class Handler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length > 0 else b""
 
     def _handle(self):
+        started = time.monotonic()
         path, _, query = self.path.partition("?")
         headers = {}
         for name, value in self.headers.items():
@@ -173,7 +175,7 @@ class Handler(BaseHTTPRequestHandler):
         if path.startswith(ADMIN_PREFIX):
             self._send(self.sandbox.admin(request))
             return
-        self.sandbox.record(request)
+        entry = self.sandbox.record(request)
         generation = self.sandbox.generation
         fault = self.sandbox.faults.take(request.method, path)
         if fault is not None:
@@ -193,7 +195,10 @@ class Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 self.connection.shutdown(socket.SHUT_RDWR)
                 return
-        self._send(self.sandbox.serve(request))
+        reply = self.sandbox.serve(request)
+        # Set before the answer leaves: a client that reads the records right after it has this figure.
+        entry["service_ms"] = round((time.monotonic() - started) * 1000, 3)
+        self._send(reply)
 
     def _send(self, reply: Reply):
         try:

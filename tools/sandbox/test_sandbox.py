@@ -314,6 +314,15 @@ class AdminTests(SandboxTestCase):
             self.verify(AN12196_URL)
         self.assertEqual(len(self.call("GET", "/_sandbox/requests")[1]), 9)
 
+    def test_each_served_request_records_the_sandboxs_own_time(self):
+        self.call("POST", "/_sandbox/fault", {"path": "/certificate", "delay_s": 0.2, "count": 1})
+        self.assertEqual(self.call("GET", "/certificate/SN-00042")[0], 200)
+        self.assertEqual(self.verify(AN12196_URL)[0], 200)
+        delayed, verified = self.call("GET", "/_sandbox/requests")[1]
+        self.assertGreaterEqual(delayed["service_ms"], 200)
+        self.assertGreater(verified["service_ms"], 0)
+        self.assertLess(verified["service_ms"], delayed["service_ms"])
+
     def test_linger_answers_then_leaves_the_next_request_on_that_connection_unanswered(self):
         self.call("POST", "/_sandbox/fault", {"path": "/passport", "linger_s": 0.5, "count": 1})
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
