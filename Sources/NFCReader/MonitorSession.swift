@@ -46,7 +46,7 @@ final class MonitorSession: Sendable {
     private var stopping: Bool { control.withLock { $0.stopping } }
 
     private func run() {
-        Thread.current.name = "nfc-monitor"
+        nameCurrentThread("nfc-monitor")
         var workers: [String: ReaderWorker] = [:]
         var backoff = Backoff()
         var inOutage = false

@@ -44,7 +44,7 @@ final class ReaderWorker: Sendable {
     }
 
     private func run() {
-        Thread.current.name = "nfc-read"
+        nameCurrentThread("nfc-read")
         var context = try? PCSCContext.establish()  // ready before the first tap, not during it
         while true {
             wake.wait()
