@@ -46,7 +46,8 @@ final class MonitorSession: Sendable {
     private var stopping: Bool { control.withLock { $0.stopping } }
 
     private func run() {
-        nameCurrentThread("nfc-monitor")
+        // For `ps -L`: Foundation's `Thread.name` does not reach the thread itself on Linux.
+        try? "nfc-monitor".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
         var workers: [String: ReaderWorker] = [:]
         var backoff = Backoff()
         var inOutage = false

@@ -44,7 +44,7 @@ final class ReaderWorker: Sendable {
     }
 
     private func run() {
-        nameCurrentThread("nfc-read")
+        try? "nfc-read".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
         var context = try? PCSCContext.establish()  // ready before the first tap, not during it
         while true {
             wake.wait()

@@ -17,13 +17,16 @@ final class ScanSession: Sendable {
     }
 
     func start() {
+        // For `ps -L`: Foundation's `Thread.name` does not reach the thread itself on Linux.
         let reader = Thread { [source, mailbox] in
+            try? "qr-reader".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
             source.run(into: mailbox)
             mailbox.finish()
         }
-        reader.name = "qr-reader \(sourceID)"
-        let decoder = Thread { [self] in decodeUntilEnd() }
-        decoder.name = "qr-decoder \(sourceID)"
+        let decoder = Thread { [self] in
+            try? "qr-decoder".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+            decodeUntilEnd()
+        }
         reader.start()
         decoder.start()
     }

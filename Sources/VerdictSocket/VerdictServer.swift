@@ -42,13 +42,14 @@ public final class VerdictServer: Sendable {
             let configuration = configuration
             let journal = journal
             let thread = Thread {
+                // For `ps -L`: Foundation's `Thread.name` does not reach the thread itself on Linux.
+                try? "verdict-socket".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
                 ServerLoop(
                     listenDescriptor: listenDescriptor, mailbox: mailbox, configuration: configuration,
                     journal: journal, delegate: delegate
                 ).run()
                 finished.signal()
             }
-            thread.name = "verdict-socket"
             thread.start()
             running = Running(listenDescriptor: listenDescriptor, mailbox: mailbox, finished: finished)
         }
