@@ -60,8 +60,10 @@ let package = Package(
         // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).
         .executableTarget(name: "scand-bench", dependencies: ["JSONCore", "ScanJournal", "SealTrustKit", "TestSupport"]),
 
-        // Tests and what they share: launchers for the sandbox API and the virtual tag.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Launchers for the tools the tests and benchmarks drive: the sandbox API, the virtual tag, a private pcscd.
+        .target(name: "Harness", path: "tools/Harness"),
+        // Tests and what they share.
+        .target(name: "TestSupport", dependencies: ["Harness"], path: "Tests/TestSupport"),
         .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "TestSupport"]),
         .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "TestSupport"]),
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "CZBar", "TestSupport"]),
