@@ -13,13 +13,18 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         id = command.id
         if case .verify(let raw, _) = command.action {
             let said = try? JSON.parse(utf8: line)["raw"]?.stringValue
-            precondition(said.map { Array($0.utf8) } == Array(raw.utf8), "verify changed the scanned string")
+            check(said.map { Array($0.utf8) } == Array(raw.utf8), "verify changed the scanned string")
         }
     } catch {
         id = error.id
-        precondition(!error.detail.isEmpty && !error.code.isEmpty, "a refusal must say why")
+        check(!error.detail.isEmpty && !error.code.isEmpty, "a refusal must say why")
     }
     let answer = JSON.object([("type", "ack"), ("id", id)]).encoded()
-    precondition((try? JSON.parse(answer)) != nil, "the answer's id does not print as JSON: \(answer)")
+    check((try? JSON.parse(answer)) != nil, "the answer's id does not print as JSON: \(answer)")
     return 0
+}
+
+/// A broken property stops the fuzzer with what broke (a precondition's message is lost in -O builds).
+func check(_ condition: Bool, _ message: @autoclosure () -> String = "") {
+    if !condition { fatalError(message()) }
 }

@@ -13,10 +13,10 @@ final class CheckingSink: FrameSink {
     private let state = Mutex(State())
 
     func deliver(_ frame: Frame, live: Bool) -> Bool {
-        precondition((1...Y4MHeader.maximumSide).contains(frame.width) && (1...Y4MHeader.maximumSide).contains(frame.height))
-        precondition(frame.luma.count == frame.width * frame.height, "a frame's Y plane is not width x height")
+        check((1...Y4MHeader.maximumSide).contains(frame.width) && (1...Y4MHeader.maximumSide).contains(frame.height))
+        check(frame.luma.count == frame.width * frame.height, "a frame's Y plane is not width x height")
         state.withLock { state in
-            precondition(frame.time >= state.lastTime, "the stream clock went backwards")
+            check(frame.time >= state.lastTime, "the stream clock went backwards")
             state.lastTime = frame.time
             state.frames += 1
         }
@@ -37,8 +37,8 @@ final class CheckingSink: FrameSink {
 
     func checkEnd() {
         state.withLock { state in
-            precondition(state.ready == state.removed, "a source was ready and never removed")
-            precondition(state.frames == 0 || state.ready == 1, "frames without a ready source")
+            check(state.ready == state.removed, "a source was ready and never removed")
+            check(state.frames == 0 || state.ready == 1, "frames without a ready source")
         }
     }
 }
@@ -53,11 +53,11 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         removesStreamAtExit = true
     }
     let descriptor = open(streamPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    precondition(descriptor >= 0, "cannot write \(streamPath)")
+    check(descriptor >= 0, "cannot write \(streamPath)")
     var written = 0
     while written < size {
         let result = write(descriptor, data + written, size - written)
-        precondition(result > 0)
+        check(result > 0)
         written += result
     }
     close(descriptor)
@@ -70,3 +70,8 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
 /// One file per fuzzing process, rewritten for each input: the source reads a path, as the daemon's does.
 let streamPath = "/dev/shm/fuzz-y4m-\(getpid()).y4m"
 nonisolated(unsafe) var removesStreamAtExit = false
+
+/// A broken property stops the fuzzer with what broke (a precondition's message is lost in -O builds).
+func check(_ condition: Bool, _ message: @autoclosure () -> String = "") {
+    if !condition { fatalError(message()) }
+}
