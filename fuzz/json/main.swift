@@ -1,4 +1,4 @@
-@testable import ScanJournal
+import JSONCore
 
 /// The journal's and the socket's JSON: any bytes are parsed or refused, never a crash;
 /// what parses prints to text that parses back to the same print (a fixed point).
