@@ -1,3 +1,4 @@
+import POSIXSupport
 import SystemdSupport
 
 /// Runs the daemon's services: starts them in order, owns the signals, and stops them in reverse order.
@@ -45,6 +46,19 @@ public final class ServiceGroup: Sendable {
         case service(Int, (any Error)?)
         case stopRequested(String)
         case deadline
+    }
+
+    /// Runs the group from a synchronous `main`, whose thread waits meanwhile with its signals still blocked.
+    ///
+    /// An async `main` would not do: on Linux its thread parks in libdispatch's `dispatch_main`, which unblocks every
+    /// signal there, so a SIGTERM would take its default action on that thread and end the daemon without a stop.
+    public func runFromMainThread() {
+        let finished = ThreadSignal()
+        Task.detached {
+            await self.run()
+            finished.signal()
+        }
+        finished.wait()
     }
 
     /// Returns once every service has stopped, after a stop signal (or once all ended on their own).
