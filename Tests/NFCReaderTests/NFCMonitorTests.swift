@@ -34,7 +34,7 @@ struct BadTag: Sendable, CustomTestStringConvertible {
     ]
 }
 
-/// The monitor against the real pcscd, vpcd's two virtual readers and the virtual NTAG 424 DNA.
+/// The monitor against a real pcscd of the test process's own, vpcd's two virtual readers and the virtual NTAG 424 DNA.
 @Suite(.serialized)
 struct NFCMonitorTests {
     static let reader0 = "Virtual PCD 00 00"
@@ -42,13 +42,14 @@ struct NFCMonitorTests {
 
     /// A monitor that has found the readers it should; a pcscd out of reach fails the test here, loudly.
     func startMonitor(filter: String? = nil, expecting readers: [String] = [reader0, reader1]) async throws -> EventRecorder {
+        _ = try PrivatePCSCD.shared()  // before the monitor's first PC/SC call: libpcsclite picks its pcscd once
         let recorder = EventRecorder(NFCMonitor(readerFilter: filter))
         for reader in readers {
             do {
                 _ = try await recorder.next(within: .seconds(10), "\(reader) attached") { $0 == .readerAttached(name: reader) }
             } catch {
                 recorder.stop()
-                throw MonitorTestFailure("pcscd is not reachable or lacks vpcd's reader '\(reader)' (run `make services`): \(recorder.all)")
+                throw MonitorTestFailure("the private pcscd is not reachable or lacks vpcd's reader '\(reader)': \(recorder.all)")
             }
         }
         return recorder
@@ -194,14 +195,16 @@ struct NFCMonitorTests {
     }
 
     @Test func pcscdRestartedWhileWatchingAndTheNextTapIsReadWithinFiveSeconds() async throws {
-        defer { PCSCDaemon.ensureRunning() }
+        let pcscd = try PrivatePCSCD.shared()
+        let station = SystemPCSCD.current()
         let tag = try VirtualTag.start(reader: 0, chip: "spare-b")
         defer { tag.stop() }
         let monitor = try await startMonitor()
         defer { monitor.stop() }
 
         let mark = monitor.count
-        try PCSCDaemon.kill()
+        let stopped = try #require(pcscd.pid)
+        try await pcscd.stop()
         _ = try await monitor.next(after: mark, "serviceUnavailable") { event in
             if case .serviceUnavailable = event { true } else { false }
         }
@@ -209,7 +212,9 @@ struct NFCMonitorTests {
         #expect(monitor.all.dropFirst(mark).contains(.readerRemoved(name: Self.reader1)))
         try await Task.sleep(for: .seconds(1))  // pcscd stays away for a while: still one serviceUnavailable
 
-        try PCSCDaemon.start()
+        try await pcscd.start()
+        #expect(pcscd.pid != stopped)
+        #expect(SystemPCSCD.current() == station, "only the tests' own pcscd restarts; the machine's runs on")
         let tapped = ContinuousClock.now
         let read = try await tap(tag, on: monitor, within: .seconds(5))
         #expect(ContinuousClock.now - tapped < .seconds(5))
@@ -284,6 +289,7 @@ struct NFCMonitorTests {
     }
 
     @Test func filterMatchingNoReaderSaysNoReaders() async throws {
+        _ = try PrivatePCSCD.shared()
         let monitor = EventRecorder(NFCMonitor(readerFilter: "No Such Reader"))
         defer { monitor.stop() }
         let event = try await monitor.next("first event") { _ in true }
