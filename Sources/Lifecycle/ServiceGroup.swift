@@ -48,17 +48,18 @@ public final class ServiceGroup: Sendable {
         case deadline
     }
 
-    /// Runs the group from a synchronous `main`, whose thread waits meanwhile with its signals still blocked.
+    /// Runs the group from a synchronous `main`, blocking the calling thread until every service has stopped.
     ///
-    /// An async `main` would not do: on Linux its thread parks in libdispatch's `dispatch_main`, which unblocks every
-    /// signal there, so a SIGTERM would take its default action on that thread and end the daemon without a stop.
-    public func runFromMainThread() {
-        let finished = ThreadSignal()
+    /// `main` stays synchronous on purpose: an async `main` hands the main thread to libdispatch, which parks it in
+    /// sigsuspend(2) with every signal unblocked, and a SIGTERM taken there ends the process with its default action.
+    /// The main thread waits here instead, its signals blocked, so the watcher thread takes every one.
+    public func runBlockingMainThread() {
+        let stopped = ThreadSignal()
         Task.detached {
             await self.run()
-            finished.signal()
+            stopped.signal()
         }
-        finished.wait()
+        stopped.wait()
     }
 
     /// Returns once every service has stopped, after a stop signal (or once all ended on their own).
