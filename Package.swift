@@ -51,7 +51,7 @@ let package = Package(
         // `make bench-qr`: the decoder's cost per frame beside libzbar's and zxing-cpp's loops.
         .executableTarget(name: "qr-bench", dependencies: ["QRScanner"], path: "bench/qr-bench"),
         // `make bench-socket`: the verdict socket's fan-out and memory.
-        .executableTarget(name: "socket-bench", dependencies: ["ScanJournal", "VerdictSocket"], path: "bench/socket-bench"),
+        .executableTarget(name: "socket-bench", dependencies: ["ScanJournal", "VerdictSocket", "Harness"], path: "bench/socket-bench"),
         // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).
         .executableTarget(
             name: "scand-bench", dependencies: ["ScanJournal", "SealTrustKit", "Harness"], path: "bench/scand-bench"

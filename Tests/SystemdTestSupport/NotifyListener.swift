@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import TestSupport
 
 /// SCM_CREDENTIALS from <bits/socket.h>, which Glibc's module map hides behind _GNU_SOURCE.
 private let scmCredentials: Int32 = 2
@@ -38,7 +39,7 @@ public final class NotifyListener: Sendable {
         var pathBytes: [UInt8]
         switch form {
         case .path:
-            let directory = try makeTemporaryDirectory()
+            let directory = try makeScratchDirectory("sealtrust-systemd")
             self.directory = directory
             address = directory + "/notify.sock"
             pathBytes = Array(address.utf8) + [0]
@@ -52,7 +53,7 @@ public final class NotifyListener: Sendable {
         guard setsockopt(descriptor, SOL_SOCKET, SO_PASSCRED, &passCredentials, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
             throw TestSystemError.last("setsockopt SO_PASSCRED")
         }
-        guard withUnixAddress(pathBytes, { bind(descriptor, $0, $1) }) == 0 else {
+        guard withUnixSocketAddress(pathBytes, { bind(descriptor, $0, $1) }) == 0 else {
             throw TestSystemError.last("bind \(address)")
         }
     }
