@@ -1,4 +1,4 @@
-import ScanJournal
+import JSONCore
 import TestSupport
 
 /// Protocol 1's messages as JSON values, over the harness's line client.

@@ -15,6 +15,7 @@
 import Foundation
 import Glibc
 import Harness
+import JSONCore
 import ScanJournal
 import SealTrustKit
 
