@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import POSIXSupport
 import TestSupport
 
 /// A system call that failed while a test set up the service manager's side.
@@ -27,7 +28,7 @@ public final class ListeningSocket: Sendable {
         path = directory + "/scand.sock"
         descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw TestSystemError.last("socket") }
-        guard withUnixSocketAddress(socketPathBytes(path), { bind(descriptor, $0, $1) }) == 0 else {
+        guard try UnixSocketAddress(path: path).withSocketAddress({ bind(descriptor, $0, $1) }) == 0 else {
             throw TestSystemError.last("bind \(path)")
         }
         guard listen(descriptor, 16) == 0 else { throw TestSystemError.last("listen") }

@@ -1,4 +1,5 @@
 import Glibc
+import POSIXSupport
 
 /// A client of a line protocol over a Unix stream socket (the daemon's protocol 1): blocking, with a deadline
 /// on every read, as a test or benchmark needs it.
@@ -19,11 +20,12 @@ public final class LineClient {
     public init(path: String) throws {
         descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
-        let connected = withUnixSocketAddress(socketPathBytes(path)) { connect(descriptor, $0, $1) }
-        guard connected == 0 else {
-            let reason = connected == nil ? "path too long" : String(cString: strerror(errno))
+        do {
+            let address = try UnixSocketAddress(path: path)
+            guard address.withSocketAddress({ connect(descriptor, $0, $1) }) == 0 else { throw Errno.current }
+        } catch {
             Glibc.close(descriptor)
-            throw HarnessError("connect \(path): \(reason)")
+            throw HarnessError("connect \(path): \(error)")
         }
     }
 
