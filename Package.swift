@@ -55,7 +55,7 @@ let package = Package(
 
         // What the tests and benchmarks drive: child processes, the sandbox API, the virtual tag, a private
         // pcscd, a socket line client. Outside Tests/, for the benchmarks; never shipped.
-        .target(name: "Harness", path: "tools/Harness"),
+        .target(name: "Harness", dependencies: ["POSIXSupport"], path: "tools/Harness"),
 
         // Benchmarks (`make bench-…`), each beside its reference; never shipped.
         // `make bench-nfc`: tap-to-URL latency beside bench/nfc/pcsc_read.c, on the virtual tag.
@@ -63,7 +63,7 @@ let package = Package(
         // `make bench-qr`: the decoder's cost per frame beside libzbar's and zxing-cpp's loops.
         .executableTarget(name: "qr-bench", dependencies: ["QRScanner"], path: "bench/qr-bench"),
         // `make bench-socket`: the verdict socket's fan-out and memory.
-        .executableTarget(name: "socket-bench", dependencies: ["JSONCore", "ScanJournal", "VerdictSocket"], path: "bench/socket-bench"),
+        .executableTarget(name: "socket-bench", dependencies: ["JSONCore", "POSIXSupport", "ScanJournal", "VerdictSocket", "Harness"], path: "bench/socket-bench"),
         // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).
         .executableTarget(
             name: "scand-bench", dependencies: ["JSONCore", "ScanJournal", "SealTrustKit", "Harness"], path: "bench/scand-bench"
@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "TestSupport"]),
         .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "TestSupport"]),
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "CZBar", "TestSupport"]),
-        .target(name: "SystemdTestSupport", dependencies: ["TestSupport"], path: "Tests/SystemdTestSupport"),
+        .target(name: "SystemdTestSupport", dependencies: ["POSIXSupport", "TestSupport"], path: "Tests/SystemdTestSupport"),
         .testTarget(name: "SystemdSupportTests", dependencies: ["POSIXSupport", "SystemdSupport", "SystemdTestSupport", "TestSupport", "notify-probe"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         .testTarget(name: "StationWireTests", dependencies: ["StationWire"]),
@@ -91,7 +91,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ScanJournalTests", dependencies: ["JSONCore", "ScanJournal", "TestSupport"]),
-        .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "JSONCore", "ScanJournal", "StationWire", "TestSupport"]),
+        .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "JSONCore", "POSIXSupport", "ScanJournal", "StationWire", "TestSupport"]),
         .testTarget(
             name: "DaemonTests",
             dependencies: ["StationCore", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Bad flags and configuration files stop the daemon at start with one line naming the problem, and exit 2.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct CommandLineTests {
     func run(_ arguments: [String]) throws -> (status: Int32?, stdout: String, stderr: String) {
         let process = try SupervisedProcess(executable: builtProduct("sealtrust-scand"), arguments: arguments)

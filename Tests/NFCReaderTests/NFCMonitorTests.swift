@@ -35,7 +35,7 @@ struct BadTag: Sendable, CustomTestStringConvertible {
 }
 
 /// The monitor against a real pcscd of the test process's own, vpcd's two virtual readers and the virtual NTAG 424 DNA.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct NFCMonitorTests {
     static let reader0 = "Virtual PCD 00 00"
     static let reader1 = "Virtual PCD 00 01"

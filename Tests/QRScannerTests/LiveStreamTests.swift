@@ -3,7 +3,7 @@ import Glibc
 import QRScanner
 import Testing
 
-@Suite("QR codes read from live Y4M streams (FIFO, stdin)")
+@Suite("QR codes read from live Y4M streams (FIFO, stdin)", .timeLimit(.minutes(1)))
 struct LiveStreamTests {
     @Test func aFIFOGivesTheFilesScansAndIsOpenedAgainForItsNextWriter() async throws {
         let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("qr-fifo-\(UUID().uuidString)").path

@@ -3,7 +3,7 @@ import SealTrustKit
 import TestSupport
 import Testing
 
-@Suite("Limits and retries: local refusal, Retry-After, one retry for reads only")
+@Suite("Limits and retries: local refusal, Retry-After, one retry for reads only", .timeLimit(.minutes(1)))
 struct LimitsAndRetriesTests {
     @Test func callOverTheBucketLimitIsRefusedLocallyUntilTheWindowSlides() async throws {
         try await withSandbox(window: 2) { sandbox in
