@@ -1,4 +1,6 @@
 import Foundation
+import StationWire
+import Synchronization
 
 public enum LogLevel: String, Sendable, CaseIterable, Comparable {
     case error, warning, info, debug
@@ -53,17 +55,17 @@ public final class Logger: Sendable {
         }
     }
 
-    private let state: LockedValue<LogLevel>
+    private let state: Mutex<LogLevel>
     private let underJournald: Bool
 
     public init(level: LogLevel, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        state = LockedValue(level)
+        state = Mutex(level)
         underJournald = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
     }
 
     public var level: LogLevel {
-        get { state.value }
-        set { state.value = newValue }
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
     }
 
     public func error(_ message: @autoclosure () -> String) { write(.error, message) }
@@ -74,7 +76,8 @@ public final class Logger: Sendable {
 
     private func write(_ severity: Severity, _ message: () -> String) {
         guard severity.isShown(at: level) else { return }
-        let text = message().replacingOccurrences(of: "\n", with: " ")
+        // Outside text (a reader's name, an API's detail) cannot reach the log with its control characters.
+        let text = TerminalText.escaped(message())
         let line = underJournald
             ? "<\(severity.syslogPriority)>\(text)\n"
             : "sealtrust-scand: \(severity.label): \(text)\n"

@@ -22,6 +22,14 @@ enum ScannedCode: Sendable {
         }
     }
 
+    /// A foreign code and a chip link without proof are answered without asking the API.
+    var needsCall: Bool {
+        switch self {
+        case .chip, .printedSerial, .productReference: true
+        case .chipWithoutProof, .foreign: false
+        }
+    }
+
     var kind: CodeKind {
         switch self {
         case .chip, .chipWithoutProof: .chip

@@ -1,5 +1,5 @@
 /// Why a tool the tests or benchmarks start could not do its part; the text says what was seen.
-public struct HarnessFailure: Error, CustomStringConvertible {
+public struct HarnessError: Error, CustomStringConvertible {
     public let description: String
 
     public init(_ description: String) {

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import TestSupport
+import Harness
 
 /// The release daemon under measurement, its socket and journal in a scratch folder.
 final class BenchDaemon {
@@ -20,7 +20,7 @@ final class BenchDaemon {
         let start = ContinuousClock.now
         try process.run()
         while true {
-            if let client = try? BenchClient(path: socketPath) {
+            if let client = try? LineClient(path: socketPath) {
                 client.close()
                 break
             }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The bearer token for passport reads, read from a file and read again whenever the file changes.
 ///
@@ -23,11 +24,11 @@ public final class TokenStore: Sendable {
         var lastProblem: String?
     }
 
-    private let state: LockedValue<State>
+    private let state: Mutex<State>
     private let logger: Logger
 
     public init(path: String?, logger: Logger) {
-        state = LockedValue(State(path: path))
+        state = Mutex(State(path: path))
         self.logger = logger
     }
 

@@ -1,7 +1,6 @@
 import Foundation
+import Harness
 import NFCReader
-import Synchronization
-import TestSupport
 
 // Tap-to-URL latency through pcscd and vpcd: NFCReader's readDuration (card-present event to URI)
 // side by side with bench/nfc/pcsc_read.c sending the same commands to the same virtual tag.
@@ -51,7 +50,7 @@ func moduleBlock(_ taps: Int, tag: VirtualTag) async throws -> [Duration] {
     let events = NFCMonitor(readerFilter: reader).events()
     var iterator = events.makeAsyncIterator()
     while let event = await iterator.next(), event != .readerAttached(name: reader) {
-        if case .serviceUnavailable(let detail) = event { throw BenchFailure("pcscd: \(detail) (run `make services`)") }
+        if case .serviceUnavailable(let detail) = event { throw BenchFailure("the private pcscd: \(detail)") }
     }
     var durations: [Duration] = []
     for _ in 0 ..< taps {
@@ -64,6 +63,7 @@ func moduleBlock(_ taps: Int, tag: VirtualTag) async throws -> [Duration] {
             }
         }
         guard case .tagRead(let read) = outcome else { throw BenchFailure("NFCReader: \(String(describing: outcome))") }
+        try await tag.settle()  // vtag's line for this tap may come after the reader's answer
         guard read.uri == tag.signedReads.last?.url else { throw BenchFailure("NFCReader read \(read.uri), not the signed URL") }
         durations.append(read.readDuration)
         try await tag.remove()
@@ -73,59 +73,24 @@ func moduleBlock(_ taps: Int, tag: VirtualTag) async throws -> [Duration] {
 
 /// Taps read by the C reference, which runs only during its block.
 func referenceBlock(_ taps: Int, tag: VirtualTag, program: String) async throws -> [Duration] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = [reader, String(taps)]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let lines = LineCollector(output.fileHandleForReading)
-    _ = try await lines.next(after: 0) { $0 == "READY" }
+    let reference = try ChildProcess(program, [reader, String(taps)])
+    _ = try await reference.waitForLine(timeout: .seconds(10)) { $0 == "READY" }
     var durations: [Duration] = []
     for _ in 0 ..< taps {
-        let mark = lines.count
+        let mark = reference.lines.count
         try await tag.present()
-        let line = try await lines.next(after: mark) { $0.hasPrefix("READ ") || $0.hasPrefix("FAIL ") }
+        let line = try await reference.waitForLine(after: mark, timeout: .seconds(10)) { $0.hasPrefix("READ ") || $0.hasPrefix("FAIL ") }
         let fields = line.split(separator: " ", maxSplits: 2).map(String.init)
         guard fields.count == 3, fields[0] == "READ", let microseconds = Double(fields[1]) else {
             throw BenchFailure("pcsc_read: \(line)")
         }
+        try await tag.settle()  // vtag's line for this tap may come after the reader's answer
         guard fields[2] == tag.signedReads.last?.url else { throw BenchFailure("pcsc_read read \(fields[2]), not the signed URL") }
         durations.append(.microseconds(microseconds))
         try await tag.remove()
     }
-    process.waitUntilExit()
+    reference.waitForExit(timeout: .seconds(10))
     return durations
-}
-
-/// The lines a child process prints, as they come.
-final class LineCollector: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    init(_ handle: FileHandle) {
-        Thread { [self] in
-            var pending = Data()
-            while case let chunk = handle.availableData, !chunk.isEmpty {
-                pending.append(chunk)
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: pending[pending.startIndex ..< newline], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex ... newline)
-                    lines.withLock { $0.append(line) }
-                }
-            }
-        }.start()
-    }
-
-    var count: Int { lines.withLock { $0.count } }
-
-    func next(after skip: Int, where matches: (String) -> Bool) async throws -> String {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if let line = lines.withLock({ $0.dropFirst(skip).first(where: matches) }) { return line }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        throw BenchFailure("pcsc_read said nothing for 10 s: \(lines.withLock { $0.suffix(5) })")
-    }
 }
 
 func percentile(_ sorted: [Duration], _ fraction: Double) -> Duration {

@@ -14,10 +14,10 @@
 // Taps stay under the API client's own limit of 30 verifications a minute.
 import Foundation
 import Glibc
+import Harness
 import JSONCore
 import ScanJournal
 import SealTrustKit
-import TestSupport
 
 struct BenchFailure: Error, CustomStringConvertible {
     let description: String
@@ -175,8 +175,8 @@ struct ScandBench {
         print("(c) resident memory")
         // Once it has made calls, the daemon holds libcurl, its TLS library and ICU's locale data too.
         let idleAfterTaps = daemon.residentBytes()
-        var subscribers: [BenchClient] = []
-        for _ in 0..<1_000 { subscribers.append(try BenchClient(path: daemon.socketPath)) }
+        var subscribers: [LineClient] = []
+        for _ in 0..<1_000 { subscribers.append(try LineClient(path: daemon.socketPath)) }
         for subscriber in subscribers { _ = try subscriber.readLine(timeout: .seconds(10)) }
         try await Task.sleep(for: .milliseconds(500))
         let loaded = daemon.residentBytes()
@@ -187,21 +187,16 @@ struct ScandBench {
 
     /// Present to URI, by the C reference, timed from the same point as the daemon's taps.
     static func referenceReads(_ count: Int, tag: VirtualTag, program: String) async throws -> [Duration] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = [tag.readerName, String(count)]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        let lines = LineReader(handle: pipe.fileHandleForReading)
-        guard lines.next(timeout: .seconds(10)) == "READY" else { throw BenchFailure("the C reference did not start") }
+        let reference = try ChildProcess(program, [tag.readerName, String(count)])
+        defer { reference.signal(SIGTERM); reference.waitForExit(timeout: .seconds(5)) }
+        _ = try await reference.waitForLine(timeout: .seconds(10)) { $0 == "READY" }
         var durations: [Duration] = []
         for _ in 0..<count {
+            let mark = reference.lines.count
             try await tag.present()
-            guard let line = lines.next(timeout: .seconds(10)), line.hasPrefix("READ "),
-                  let microseconds = Int64(line.split(separator: " ")[1])
-            else { throw BenchFailure("the C reference read nothing from the tag") }
+            let line = try await reference.waitForLine(after: mark, timeout: .seconds(10)) { $0.hasPrefix("READ ") || $0.hasPrefix("FAIL ") }
+            guard line.hasPrefix("READ "), let microseconds = Int64(line.split(separator: " ")[1])
+            else { throw BenchFailure("the C reference read nothing from the tag: \(line)") }
             durations.append(.microseconds(microseconds))
             try await tag.remove()
         }
@@ -210,7 +205,7 @@ struct ScandBench {
 
     /// Present to the verdict at a subscriber.
     static func daemonTaps(_ count: Int, tag: VirtualTag, daemon: BenchDaemon) async throws -> [Duration] {
-        let subscriber = try BenchClient(path: daemon.socketPath)
+        let subscriber = try LineClient(path: daemon.socketPath)
         _ = try subscriber.readLine(timeout: .seconds(10))
         try subscriber.send("{\"cmd\":\"watch\",\"events\":[\"verdict\",\"source\"]}")
         let readyDeadline = ContinuousClock.now + .seconds(20)
