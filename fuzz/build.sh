@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swiftc=${SWIFTC:-swiftc}
-out=.build/fuzz
+out=${FUZZ_OUT:-.build/fuzz}
 mkdir -p "$out/modules" "$out/bin"
 common=(-O -sanitize=fuzzer,address -swift-version 6 -package-name sealtrust_scand
     -I "$out/modules" -I Sources/CZBar -Xcc -I -Xcc Sources/CPCSCLite/include

@@ -8,7 +8,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds=$1
 shift
-out=.build/fuzz
+out=${FUZZ_OUT:-.build/fuzz}
 mkdir -p "$out/crashes" "$out/logs"
 summary=() failed=0
 for target in "$@"; do

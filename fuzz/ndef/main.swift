@@ -17,7 +17,8 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     } catch {
         return 0
     }
-    check(file.count >= 2 + message.count && Array(file[2..<(2 + message.count)]) == message, "the message is not the file's bytes")
+    let served = tag.ndefFileContent
+    check(served.count >= 2 + message.count && Array(served[2..<(2 + message.count)]) == message, "the message is not the file's bytes")
     check(tag.readsPastMessage == 0, "a READ BINARY asked beyond NLEN's message")
     guard let records = try? NDEFMessage.records(in: message) else { return 0 }
     check((try? NDEFMessage.records(in: encode(records))) == records, "records do not read back from their print")
@@ -53,6 +54,8 @@ final class SimulatedTag {
     private var selected: UInt16?
     private var reads = 0
     private(set) var readsPastMessage = 0
+    /// The file the reader took for the NDEF file (a container may name itself, E103, as that file).
+    private(set) var ndefFileContent: [UInt8] = []
 
     init(container: [UInt8], file: [UInt8]) {
         self.container = container
@@ -71,9 +74,12 @@ final class SimulatedTag {
             let offset = Int(bytes[2]) << 8 | Int(bytes[3])
             let length = bytes[4] == 0 ? 256 : Int(bytes[4])
             let content = selected == CapabilityContainer.fileIdentifier ? container : file
-            if selected != CapabilityContainer.fileIdentifier {
+            if offset == 0 && length == CapabilityContainer.length && reads == 0 && selected == CapabilityContainer.fileIdentifier {
+                // the capability container's own read
+            } else {
                 reads += 1
-                if reads > 1, file.count >= 2, offset + length > 2 + (Int(file[0]) << 8 | Int(file[1])) { readsPastMessage += 1 }
+                ndefFileContent = content
+                if reads > 1, content.count >= 2, offset + length > 2 + (Int(content[0]) << 8 | Int(content[1])) { readsPastMessage += 1 }
             }
             guard offset <= content.count else { return [0x6B, 0x00] }
             let data = Array(content[offset..<min(content.count, offset + length)])
