@@ -96,6 +96,9 @@ struct Verdict: Sendable {
         if let error, let kind = error.kind {
             summary += " [\(kind)\(error.httpStatus.map { " \($0)" } ?? "")\(error.detailText.map { ": \($0)" } ?? "")]"
         }
+        if let asked = error?.retryAfterRequested, let wait = retryAfterSeconds {
+            summary += " (Retry-After asked \(asked) s; obeyed for \(wait) s)"
+        }
         return summary
     }
 }
