@@ -1,57 +1,106 @@
 /// Turns one grey frame into the payloads of the QR codes it shows.
 ///
-/// A full zbar pass over a frame costs tens of milliseconds on a cluttered 720p scene.
-/// Most frames hold no code, so a cheap look for finder patterns comes first: without
-/// three that can be the corners of one code, the frame is done (zbar needs all three
-/// too); with them, zbar scans only that code's region.
+/// A full zbar pass over a frame costs tens of milliseconds on a cluttered 720p scene,
+/// so cheap passes come first, each only when the one before found nothing:
+/// 1. finder patterns at full resolution; zbar scans each plausible code's region
+///    (every third line, then every line, then twice the size for small modules,
+///    then squared up on its three finders for a tilted or curved code);
+/// 2. finder patterns at half resolution, where noise, JPEG blocks, a screen's pixel
+///    grid and blur average out; zbar scans the region at both scales;
+/// 3. the same with light and dark swapped, for light-on-dark codes;
+/// 4. zbar over the whole frame, as libzbar's default does it, so nothing it would
+///    read is lost. On a live stream that pass runs at a bounded cadence.
 /// Not thread-safe: one per decoding thread.
 public final class QRFrameDecoder {
     private let scanner = ZBarImageScanner()
     private var locator = FinderPatternLocator()
-    private var regionPixels: [UInt8] = []
     private var changes: FrameChangeDetector?
+    private var fullScans: FullScanCadence?
     private var lastPayloads: [[UInt8]] = []
 
-    /// `skippingUnchangedFrames`: for a live stream, a frame that has not changed since the
-    /// last one decoded gives that one's payloads again without being decoded.
+    /// `skippingUnchangedFrames`: the frames are a live stream. A frame that has not changed
+    /// since the last one decoded gives that one's payloads again without being decoded, and
+    /// the whole-frame pass runs at most at `FullScanCadence`'s rate.
     public init(skippingUnchangedFrames: Bool = false) {
         changes = skippingUnchangedFrames ? FrameChangeDetector() : nil
+        fullScans = skippingUnchangedFrames ? FullScanCadence() : nil
     }
 
     /// The bytes of each QR code in the frame (`width * height` luma bytes, row by row).
     public func decode(luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
         precondition(luma.count >= width * height, "a frame holds width * height bytes")
+        fullScans?.frameArrived()
         if changes?.hasChanged(luma, width: width, height: height) == false {
             return lastPayloads
         }
-        let finders = locator.locate(luma, width: width, height: height)
-        var payloads: [[UInt8]] = []
-        var decoded: [PixelRegion] = []
-        for region in FinderTriples.codeRegions(finders, width: width, height: height) where !decoded.contains(where: region.overlaps) {
-            // A copy, not zbar's crop: zbar binarizes the whole image it is given before decoding a QR code.
-            copy(region, of: luma, width: width)
-            // Every third line first, at a third of the cost; every line when that fails (it loses some rotated codes).
-            let found = regionPixels.withUnsafeBufferPointer { pixels in
-                scanner.setDensity(3)
-                let sparse = scanner.scan(pixels, width: region.width, height: region.height)
-                guard sparse.isEmpty else { return sparse }
-                scanner.setDensity(1)
-                return scanner.scan(pixels, width: region.width, height: region.height)
-            }
-            if !found.isEmpty { decoded.append(region) }
-            for payload in found where !payloads.contains(payload) {
-                payloads.append(payload)
-            }
+        var payloads = finderPass(luma, width: width, height: height)
+        if payloads.isEmpty {
+            payloads = halfScalePasses(luma, width: width, height: height)
+        }
+        if payloads.isEmpty, fullScans?.mayScan() ?? true {
+            scanner.setDensity(1)
+            payloads = scanner.scan(luma, width: width, height: height)
         }
         lastPayloads = payloads
         return payloads
     }
 
-    private func copy(_ region: PixelRegion, of luma: UnsafeBufferPointer<UInt8>, width: Int) {
-        regionPixels.removeAll(keepingCapacity: true)
-        for row in region.y..<(region.y + region.height) {
-            let start = row * width + region.x
-            regionPixels.append(contentsOf: luma[start..<(start + region.width)])
+    /// Pass 1: the regions around full-resolution finder patterns.
+    private func finderPass(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
+        let finders = locator.locate(luma, width: width, height: height)
+        return decodeRegions(FinderTriples.codeRegions(finders, width: width, height: height)) { region in
+            // A copy, not zbar's crop: zbar binarizes the whole image it is given before decoding a QR code.
+            let plane = GreyPlane(region.area, of: luma, width: width)
+            // Every third line first, at a third of the cost; every line when that fails (it loses some rotated codes).
+            if let found = self.scan(plane, densities: [3, 1]) { return found }
+            if region.module <= 3, let found = self.scan(plane.doubled(), densities: [1]) { return found }
+            let upright = GreyPlane.rectified(luma, width: width, height: height, corner: region.corner, right: region.right, down: region.down, module: region.module)
+            return self.scan(upright, densities: [1])
+        }
+    }
+
+    /// Passes 2 and 3: finder patterns on the frame at half size, dark on light and then light on dark.
+    private func halfScalePasses(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
+        guard width >= 64, height >= 64 else { return [] }
+        let half = GreyPlane.halved(luma, width: width, height: height)
+        for polarity in [false, true] {
+            let plane = polarity ? half.inverted() : half
+            let finders = plane.pixels.withUnsafeBufferPointer { locator.locate($0, width: plane.width, height: plane.height) }
+                let regions = FinderTriples.codeRegions(finders, width: plane.width, height: plane.height)
+            let found = decodeRegions(regions) { region in
+                let full = region.area.scaled(by: 2, within: width, height)
+                var original = GreyPlane(full, of: luma, width: width)
+                if polarity { original = original.inverted() }
+                return self.scan(original, densities: [1]) ?? self.scan(plane.cropped(to: region.area), densities: [1])
+            }
+            if !found.isEmpty { return found }
+        }
+        return []
+    }
+
+    /// Tries each region not already covered by a decoded code; the payloads in order, each once.
+    private func decodeRegions(_ regions: [FinderTriples.CodeRegion], _ attempt: (FinderTriples.CodeRegion) -> [[UInt8]]?) -> [[UInt8]] {
+        var payloads: [[UInt8]] = []
+        var decoded: [PixelRegion] = []
+        for region in regions where !decoded.contains(where: region.area.overlaps) {
+            guard let found = attempt(region) else { continue }
+            decoded.append(region.area)
+            for payload in found where !payloads.contains(payload) {
+                payloads.append(payload)
+            }
+        }
+        return payloads
+    }
+
+    /// The first density that reads something, or nil.
+    private func scan(_ plane: GreyPlane, densities: [Int32]) -> [[UInt8]]? {
+        plane.pixels.withUnsafeBufferPointer { pixels in
+            for density in densities {
+                scanner.setDensity(density)
+                let found = scanner.scan(pixels, width: plane.width, height: plane.height)
+                if !found.isEmpty { return found }
+            }
+            return nil
         }
     }
 }
