@@ -6,7 +6,6 @@ enum FinderTriples {
     /// Finders paired per frame at most: the pairing grows with their cube.
     static let maximumFinders = 24
 
-    /// The region of each plausible code widened by its quiet zone, the most often crossed finders first.
     /// A plausible code's region and its finders' module size in pixels.
     struct CodeRegion {
         var area: PixelRegion
@@ -22,9 +21,14 @@ enum FinderTriples {
         var y: Int
     }
 
+    /// A real finder is crossed by about half its core's rows; clutter seldom by so many.
+    static func isCredible(_ finder: FinderPatternLocator.Finder) -> Bool {
+        finder.hits >= max(2, finder.module / 2 + 1)
+    }
+
+    /// The region of each plausible code widened by its quiet zone, the most often crossed finders first.
     static func codeRegions(_ finders: [FinderPatternLocator.Finder], width: Int, height: Int) -> [CodeRegion] {
-        // A real finder is crossed by about half its core's rows; clutter seldom by so many.
-        let finders = Array(finders.filter { $0.hits >= max(2, $0.module / 2 + 1) }.sorted { $0.hits > $1.hits }.prefix(maximumFinders))
+        let finders = Array(finders.filter(isCredible).sorted { $0.hits > $1.hits }.prefix(maximumFinders))
         var regions: [(region: CodeRegion, hits: Int)] = []
         let count = finders.count
         guard count >= 3 else { return [] }

@@ -17,6 +17,8 @@ public final class QRFrameDecoder {
     private var changes: FrameChangeDetector?
     private var fullScans: FullScanCadence?
     private var lastPayloads: [[UInt8]] = []
+    /// Whether a pass on the current frame saw a finder pattern worth pairing.
+    private var sawCredibleFinder = false
 
     /// `skippingUnchangedFrames`: the frames are a live stream. A frame that has not changed
     /// since the last one decoded gives that one's payloads again without being decoded, and
@@ -33,11 +35,13 @@ public final class QRFrameDecoder {
         if changes?.hasChanged(luma, width: width, height: height) == false {
             return lastPayloads
         }
+        sawCredibleFinder = false
         var payloads = finderPass(luma, width: width, height: height)
         if payloads.isEmpty {
             payloads = halfScalePasses(luma, width: width, height: height)
         }
-        if payloads.isEmpty, fullScans?.mayScan() ?? true {
+        // zbar reads no code without three finder patterns: where no pass saw even one, its whole-frame pass would find nothing.
+        if payloads.isEmpty, sawCredibleFinder, fullScans?.mayScan() ?? true {
             scanner.setDensity(1)
             payloads = scanner.scan(luma, width: width, height: height)
         }
@@ -48,7 +52,11 @@ public final class QRFrameDecoder {
     /// Pass 1: the regions around full-resolution finder patterns.
     private func finderPass(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
         let finders = locator.locate(luma, width: width, height: height)
-        return decodeRegions(FinderTriples.codeRegions(finders, width: width, height: height)) { region in
+        sawCredibleFinder = sawCredibleFinder || finders.contains(where: FinderTriples.isCredible)
+        let regions = FinderTriples.codeRegions(finders, width: width, height: height).filter {
+            TimingPattern.isPlausible($0, in: luma, width: width, height: height)
+        }
+        return decodeRegions(regions) { region in
             // A copy, not zbar's crop: zbar binarizes the whole image it is given before decoding a QR code.
             let plane = GreyPlane(region.area, of: luma, width: width)
             // Every third line first, at a third of the cost; every line when that fails (it loses some rotated codes).
@@ -66,7 +74,12 @@ public final class QRFrameDecoder {
         for polarity in [false, true] {
             let plane = polarity ? half.inverted() : half
             let finders = plane.pixels.withUnsafeBufferPointer { locator.locate($0, width: plane.width, height: plane.height) }
-                let regions = FinderTriples.codeRegions(finders, width: plane.width, height: plane.height)
+            sawCredibleFinder = sawCredibleFinder || finders.contains(where: FinderTriples.isCredible)
+                let regions = plane.pixels.withUnsafeBufferPointer { pixels in
+                FinderTriples.codeRegions(finders, width: plane.width, height: plane.height).filter {
+                    TimingPattern.isPlausible($0, in: pixels, width: plane.width, height: plane.height)
+                }
+            }
             let found = decodeRegions(regions) { region in
                 let full = region.area.scaled(by: 2, within: width, height)
                 var original = GreyPlane(full, of: luma, width: width)

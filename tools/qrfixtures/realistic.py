@@ -364,6 +364,7 @@ def live(outdir):
     """1280x720 mono Y4M streams at 30 fps: an empty scene, and a code entering it for each category.
 
     idle.y4m: 150 frames of a still scene with sensor noise and a slow light drift.
+    panning.y4m: 150 frames of the camera panning across a scene with no code.
     held.y4m: 150 frames, a code held by hand in view (it shakes by a pixel or two).
     enter-CATEGORY.y4m: 10 empty frames, then the code of that category's mildest third for 20 frames.
     """
@@ -399,16 +400,18 @@ def live(outdir):
     stream("held.y4m", (held(k) for k in range(150)))
     rows.append(("held.y4m", payload.hex(), "held", "0"))
 
+    # A scene the camera pans across: every frame changes, and no code is in view.
+    wide = cluttered_scene(random.Random(4343), width + 300, height, busy=1.0)
+    stream("panning.y4m", (camera(wide.crop((2 * k, 0, 2 * k + width, height)), rng, blur=0, noise=3) for k in range(150)))
+    rows.append(("panning.y4m", "", "panning", ""))
+
     for number, category in enumerate(CATEGORIES):
-        # The frames this category's still set reads most easily: its mildest third.
+        # Ten empty frames, then the code as the mildest third of its category shows it, a new view each frame.
+        entering = payload_for(random.Random(number * 1000), category)
         frames = [still(k) for k in range(10)]
-        entering = None
         for k in range(20):
-            frame_rng = random.Random(number * 1000 + (k % 8))
-            entering = payload_for(random.Random(number * 1000), category)
-            frames.append(make_frame(category, frame_rng, (k % 8) / 24, entering) if category != "clutter"
-                          else make_frame(category, frame_rng, (k % 8) / 24, entering))
-        frames = [f if f.size == (width, height) else fit(f, width, height) for f in frames]
+            frame = make_frame(category, random.Random(number * 1000 + k), (k % 8) / 24, entering)
+            frames.append(frame if frame.size == (width, height) else fit(frame, width, height))
         stream("enter-%s.y4m" % category, frames)
         rows.append(("enter-%s.y4m" % category, entering.hex(), category, "10"))
 
