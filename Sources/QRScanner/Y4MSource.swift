@@ -1,4 +1,5 @@
 import Glibc
+import POSIXSupport
 
 /// Frames from a YUV4MPEG2 stream: a regular file (played once, every frame decoded),
 /// a FIFO (live; opened again a second after each writer leaves) or stdin (live; ends for good).
@@ -39,7 +40,7 @@ struct Y4MSource: FrameSource {
             let flags = O_RDONLY | O_CLOEXEC | (kind == .fifo ? O_NONBLOCK : 0)
             let descriptor = open(path, flags)
             guard descriptor >= 0 else {
-                let failure = "cannot open: \(SystemError("open"))"
+                let failure = "cannot open: \(SystemCallError("open"))"
                 if failure != lastOpenFailure {
                     sink.report(.sourceError(id: id, detail: failure))
                     lastOpenFailure = failure

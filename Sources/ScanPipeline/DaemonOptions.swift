@@ -1,4 +1,5 @@
 import Foundation
+import SealTrustKit
 
 /// Everything the command line and the configuration file can set, with daemon.md's defaults.
 public struct DaemonOptions: Sendable, Equatable {
@@ -27,7 +28,7 @@ public struct DaemonOptions: Sendable, Equatable {
     public var language = Language.en
     public var latitude: Double?
     public var longitude: Double?
-    public var tier = "public"
+    public var tier = AccessTier.public
     public var tokenFile: String?
     public var rescanAfter: Double = 2
     public var maxClients = 256

@@ -3,6 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import POSIXSupport
 import SystemdSupport
 
 /// Unbuffered, so the test sees each line even when the probe is killed.
@@ -33,7 +34,7 @@ case .success(let descriptors):
     for descriptor in descriptors {
         let client = accept(descriptor, nil, nil)
         guard client >= 0 else {
-            report("accept failed: \(SystemdError(operation: "accept", errno: errno))")
+            report("accept failed: \(SystemCallError("accept"))")
             exit(1)
         }
         let hello = "{\"type\":\"hello\",\"pid\":\(getpid())}\n"

@@ -14,6 +14,7 @@
 // Taps stay under the API client's own limit of 30 verifications a minute.
 import Foundation
 import Glibc
+import JSONCore
 import ScanJournal
 import SealTrustKit
 import TestSupport

@@ -1,3 +1,4 @@
+import JSONCore
 import ScanJournal
 
 /// A `verify` and what came back for it: its `scan` and its `verdict`.

@@ -28,6 +28,10 @@ public final class SupervisedProcess: Sendable {
         var environment = extra.merging(ProcessInfo.processInfo.environment.filter { name, _ in
             !["NOTIFY_SOCKET", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID"].contains(name)
         }) { given, _ in given }
+        // A service under test reaches no pcscd but the test process's own (PrivatePCSCD), never the machine's.
+        if environment["PCSCLITE_CSOCK_NAME"] == nil {
+            environment["PCSCLITE_CSOCK_NAME"] = directory + "/no-pcscd.comm"
+        }
         var exports: [String] = []
         if let notify { environment["NOTIFY_SOCKET"] = notify.address }
         if let watchdog {

@@ -52,33 +52,36 @@ public enum SandboxError: Error, Sendable, CustomStringConvertible {
 public final class SandboxAPI: Sendable {
     public let baseURL: URL
     public let port: Int
-    private let child: SandboxProcess
+    private let child: ChildProcess
 
-    private init(child: SandboxProcess, port: Int) {
+    private init(child: ChildProcess, port: Int) {
         self.child = child
         self.port = port
         self.baseURL = URL(string: "http://127.0.0.1:\(port)")!
     }
 
     deinit {
-        child.stop()
+        Self.stop(child)
     }
 
     /// Starts a sandbox and returns once it accepts connections. `window`: rate-limit window in seconds (60 when nil).
-    public static func start(window: Double? = nil, startTimeout: TimeInterval = 15) throws -> SandboxAPI {
+    public static func start(window: Double? = nil, startTimeout: Int64 = 15) throws -> SandboxAPI {
         let script = repositoryRoot().appendingPathComponent("tools/sandbox/sandbox.py").path
         var arguments = [script, "--port", "0", "--host", "127.0.0.1", "--exit-with-stdin"]
         if let window {
             arguments += ["--window", String(window)]
         }
-        let child = try SandboxProcess.launch(executable: "/usr/bin/python3", arguments: arguments)
-        guard let line = child.firstLine(timeout: startTimeout) else {
-            child.stop()
-            throw SandboxError.launchFailed("no LISTENING line from \(script) within \(startTimeout) s (its stderr is this process's)")
+        let child = try ChildProcess("/usr/bin/python3", arguments)
+        let line: String
+        do {
+            line = try child.waitForLineBlocking(timeout: .seconds(startTimeout)) { _ in true }
+        } catch {
+            stop(child)
+            throw SandboxError.launchFailed("no LISTENING line from \(script) (its stderr is this process's): \(error)")
         }
         let words = line.split(separator: " ")
         guard words.count == 2, words[0] == "LISTENING", let port = Int(words[1]) else {
-            child.stop()
+            stop(child)
             throw SandboxError.launchFailed("unexpected first line \(line.debugDescription)")
         }
         return SandboxAPI(child: child, port: port)
@@ -86,7 +89,13 @@ public final class SandboxAPI: Sendable {
 
     /// Terminates the server (SIGTERM) and waits for it; safe to call more than once.
     public func stop() {
-        child.stop()
+        Self.stop(child)
+    }
+
+    private static func stop(_ child: ChildProcess) {
+        child.closeInput()
+        child.signal(SIGTERM)
+        child.waitForExit(timeout: .seconds(5))
     }
 
     /// Every non-admin request since start or the last reset, in arrival order.
@@ -155,96 +164,5 @@ public final class SandboxAPI: Sendable {
             throw SandboxError.admin(route: route, status: status, body: String(decoding: data, as: UTF8.self))
         }
         return data
-    }
-}
-
-/// The sandbox's Python process: its first stdout line is read with a timeout, the rest is drained so
-/// the child never blocks on a full pipe, and `stop()` terminates it and waits. The child's stdin is a pipe
-/// only we write to: if this test process dies, the pipe closes and the sandbox exits too.
-///
-/// `@unchecked Sendable`: `Process` is not marked Sendable; every use of it here goes through `lock`.
-private final class SandboxProcess: @unchecked Sendable {
-    private let process: Process
-    private let stdinWriter: FileHandle
-    private let lock = NSLock()
-    private let lineReady = DispatchSemaphore(value: 0)
-    private var line: String?
-    private var stopped = false
-
-    private init(process: Process, stdinWriter: FileHandle) {
-        self.process = process
-        self.stdinWriter = stdinWriter
-    }
-
-    static func launch(executable: String, arguments: [String]) throws -> SandboxProcess {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let input = Pipe()
-        process.standardInput = input
-        let output = Pipe()
-        process.standardOutput = output
-        let child = SandboxProcess(process: process, stdinWriter: input.fileHandleForWriting)
-        try process.run()
-        try? input.fileHandleForReading.close()
-        let reader = output.fileHandleForReading
-        Thread.detachNewThread {
-            child.drain(reader)
-        }
-        return child
-    }
-
-    /// The first stdout line without its newline; nil on timeout or when the child closed stdout first.
-    func firstLine(timeout: TimeInterval) -> String? {
-        guard lineReady.wait(timeout: .now() + timeout) == .success else {
-            return nil
-        }
-        lineReady.signal()
-        return lock.withLock { line }
-    }
-
-    func stop() {
-        lock.withLock {
-            guard !stopped else {
-                return
-            }
-            stopped = true
-            try? stdinWriter.close()
-            if process.isRunning {
-                process.terminate()
-            }
-            let deadline = Date().addingTimeInterval(5)
-            while process.isRunning && Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-            }
-            process.waitUntilExit()
-        }
-    }
-
-    private func drain(_ reader: FileHandle) {
-        var pending = Data()
-        var signalled = false
-        while true {
-            let chunk = reader.availableData
-            if chunk.isEmpty {
-                break
-            }
-            guard !signalled else {
-                continue
-            }
-            pending.append(chunk)
-            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                let first = String(decoding: pending[..<newline], as: UTF8.self)
-                lock.withLock { line = first }
-                signalled = true
-                lineReady.signal()
-            }
-        }
-        if !signalled {
-            lineReady.signal()
-        }
     }
 }

@@ -1,4 +1,4 @@
-import ScanJournal
+import JSONCore
 import Testing
 
 @Suite struct JSONTests {

@@ -1,15 +1,23 @@
 import Glibc
-import ScanJournal
+import JSONCore
 
-/// One readable line per event, for people watching a terminal.
+/// One readable line per event, for people watching a terminal (`sealtrust-scanctl watch`, `sealtrust-mqtt watch`).
 ///
-/// A `verdict` names no source; the formatter remembers each `scan`'s source
+/// Every control character of the outside text in the line is written as an escape (`\x1b`), so an event cannot
+/// move the cursor, ring the bell or forge a second line. A `verdict` names no source; the formatter remembers each `scan`'s source
 /// by `scan_id` so the verdict line can say where it came from.
-struct EventFormatter {
+public struct EventFormatter {
     private var sourceOfScan: [String: String] = [:]
     private var scanOrder: [String] = []
 
-    mutating func line(for message: JSON) -> String? {
+    public init() {}
+
+    /// The line for one message of the daemon; nil for a message a person need not see (`ack`).
+    public mutating func line(for message: JSON) -> String? {
+        unescapedLine(for: message).map(TerminalText.escaped)
+    }
+
+    private mutating func unescapedLine(for message: JSON) -> String? {
         guard let type = message["type"]?.stringValue else { return nil }
         switch type {
         case "hello":
@@ -90,7 +98,7 @@ struct EventFormatter {
     }
 
     /// `2026-11-30T12:03:44.120Z` as the station's local `12:03:44.120`; the text as is when it is not that form.
-    static func localTime(_ timestamp: String) -> String {
+    public static func localTime(_ timestamp: String) -> String {
         let bytes = Array(timestamp.utf8)
         guard bytes.count >= 20, bytes[10] == UInt8(ascii: "T"), timestamp.hasSuffix("Z"),
             let year = Int32(slice(bytes, 0, 4)), let month = Int32(slice(bytes, 5, 7)),

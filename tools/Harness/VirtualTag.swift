@@ -2,71 +2,44 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// A virtual NTAG 424 DNA (`tools/vtag/vtag.py`) on one of vpcd's two virtual readers in the real pcscd.
+/// A virtual NTAG 424 DNA (`tools/vtag/vtag.py`) on one of vpcd's two virtual readers in this process's own
+/// pcscd (`PrivatePCSCD`).
 ///
 /// Each call sends one stdin command and waits for the report that says it took effect.
 public final class VirtualTag: Sendable {
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-    }
-
-    /// What the tag printed; shared with the thread that reads its stdout.
-    private final class Output: Sendable {
-        struct Lines {
-            var lines: [String] = []
-            var ended = false
-        }
-
-        let state = Mutex(Lines())
-
-        func withLock<R>(_ body: (inout Lines) -> R) -> R {
-            state.withLock { body(&$0) }
-        }
-    }
-
     /// How long a command may take; `present` includes pcscd noticing the tag (it polls every 400 ms).
     public static let patience: Duration = .seconds(10)
     /// pcscd polls vpcd's readers every 400 ms; vtag's own default gap between removal and presentation.
     public static let removalNoticed: Duration = .milliseconds(600)
 
     public let readerName: String
-    private let process: Process
-    private let commands: FileHandle
-    private let output = Output()
+    private let process: ChildProcess
+    private let stopped = Atomic(false)
 
-    private init(reader: Int, process: Process, commands: FileHandle) {
-        self.readerName = "Virtual PCD 00 0\(reader)"
+    private init(reader: Int, process: ChildProcess) {
+        self.readerName = PrivatePCSCD.readerNames[reader]
         self.process = process
-        self.commands = commands
     }
 
-    /// Reader 0 → port 35963 ("Virtual PCD 00 00"), 1 → 35964 ("Virtual PCD 00 01"). The tag starts out of the field.
+    /// Reader 0 is "Virtual PCD 00 00", 1 is "Virtual PCD 00 01", of `PrivatePCSCD.shared()`. The tag starts out of the field.
     public static func start(reader: Int = 0, chip: String = "authentic", mle: Int? = nil, mode: String = "good",
                              counter: Int? = nil, presentGap: Double? = nil) throws -> VirtualTag {
-        guard reader == 0 || reader == 1 else { throw Failure(description: "vpcd has readers 0 and 1, not \(reader)") }
-        signal(SIGPIPE, SIG_IGN)  // a tag that died must fail the test, not kill the runner
-        var arguments = [vtagScript.path, "--port", String(35963 + reader), "--chip", chip, "--mode", mode]
+        guard PrivatePCSCD.readerNames.indices.contains(reader) else {
+            throw HarnessFailure("vpcd has readers 0 and 1, not \(reader)")
+        }
+        let pcscd = try PrivatePCSCD.shared()
+        var arguments = [vtagScript.path, "--port", String(pcscd.port(reader: reader)), "--chip", chip, "--mode", mode]
         if let mle { arguments += ["--mle", String(mle)] }
         if let counter { arguments += ["--counter", String(counter)] }
         if let presentGap { arguments += ["--gap", String(presentGap)] }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        let tag = VirtualTag(reader: reader, process: process, commands: stdin.fileHandleForWriting)
-        tag.collect(stdout.fileHandleForReading)
-        let deadline = ContinuousClock.now + patience
-        while ContinuousClock.now < deadline {
-            let (ready, ended) = tag.output.withLock { output in (output.lines.contains { $0.hasPrefix("READY") }, output.ended) }
-            if ready { return tag }
-            if ended { break }
-            usleep(10_000)
+        let tag = VirtualTag(reader: reader, process: try ChildProcess("/usr/bin/python3", arguments))
+        do {
+            _ = try tag.process.waitForLineBlocking(timeout: patience) { $0.hasPrefix("READY") }
+        } catch {
+            tag.stop()
+            throw HarnessFailure("vtag did not start: \(error)")
         }
-        tag.stop()
-        throw Failure(description: "vtag did not start: \(tag.transcript)")
+        return tag
     }
 
     /// Puts the tag in the field; returns once vpcd has powered it (pcscd then reports it present).
@@ -103,7 +76,7 @@ public final class VirtualTag: Sendable {
     }
 
     /// Every line the tag has reported so far (`APDU ...`, `READ ctr=N url=...`, `POWER on`, ...).
-    public var transcript: [String] { output.withLock { $0.lines } }
+    public var transcript: [String] { process.lines }
 
     /// The URLs the tag signed, in order, with their counters.
     public var signedReads: [(counter: Int, url: String)] {
@@ -118,32 +91,20 @@ public final class VirtualTag: Sendable {
     /// Waits for a line after the first `skip` lines that satisfies `matches`.
     public func waitForLine(after skip: Int = 0, timeout: Duration = patience,
                             where matches: @Sendable (String) -> Bool) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let (found, ended) = output.withLock { output in (output.lines.dropFirst(skip).first(where: matches), output.ended) }
-            if let found { return found }
-            if ended { throw Failure(description: "vtag ended: \(transcript.suffix(20))") }
-            if ContinuousClock.now >= deadline {
-                throw Failure(description: "vtag on \(readerName): no awaited line within \(timeout); last lines \(transcript.suffix(20))")
-            }
-            try await Task.sleep(for: .milliseconds(5))
+        do {
+            return try await process.waitForLine(after: skip, timeout: timeout, where: matches)
+        } catch {
+            throw HarnessFailure("vtag on \(readerName): \(error)")
         }
     }
 
     /// Ends the tag (taking it out of the field) and returns once pcscd has had time to see it gone,
     /// so that whatever runs next starts with an empty reader.
     public func stop() {
-        guard process.isRunning else { return }
-        try? commands.write(contentsOf: Data("quit\n".utf8))
-        let deadline = ContinuousClock.now + .seconds(2)
-        while process.isRunning && ContinuousClock.now < deadline {
-            usleep(10_000)
-        }
-        if process.isRunning {
-            // SIGKILL: children of Process inherit a mask that blocks SIGTERM.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
+        try? process.send("quit")
+        process.closeInput()
+        process.waitForExit(timeout: .seconds(2))
         if transcript.contains("PRESENTED") {
             usleep(useconds_t(Self.removalNoticed.wholeMicroseconds))
         }
@@ -155,34 +116,16 @@ public final class VirtualTag: Sendable {
 
     private func command(_ line: String, until done: @escaping @Sendable (String) -> Bool,
                          refusedBy refused: @escaping @Sendable (String) -> Bool = { $0.hasPrefix("ERROR") }) async throws {
-        let mark = output.withLock { $0.lines.count }
+        let mark = process.lines.count
         do {
-            try commands.write(contentsOf: Data((line + "\n").utf8))
+            try process.send(line)
         } catch {
-            throw Failure(description: "vtag on \(readerName) no longer takes commands: \(error)")
+            throw HarnessFailure("vtag on \(readerName): \(error)")
         }
         let answer = try await waitForLine(after: mark) { done($0) || refused($0) }
         if refused(answer) {
-            throw Failure(description: "vtag on \(readerName) refused '\(line)': \(answer)")
+            throw HarnessFailure("vtag on \(readerName) refused '\(line)': \(answer)")
         }
-    }
-
-    private func collect(_ handle: FileHandle) {
-        let thread = Thread { [output] in
-            var pending = Data()
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                pending.append(chunk)
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: pending[pending.startIndex ..< newline], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex ... newline)
-                    output.withLock { $0.lines.append(line) }
-                }
-            }
-            output.withLock { $0.ended = true }
-        }
-        thread.start()
     }
 
     private static var vtagScript: URL {
