@@ -3,8 +3,9 @@
 enum FinderTriples {
     /// Regions tried per frame at most: each costs a zbar pass.
     static let maximumRegions = 6
-    /// Finders paired per frame at most: the pairing grows with their cube.
-    static let maximumFinders = 24
+    /// Finders paired per frame at most: the pairing grows with their cube. A cluttered scene
+    /// shows dozens of square marks, and a small code's finders are crossed by few rows.
+    static let maximumFinders = 40
 
     /// A plausible code's region and its finders' module size in pixels.
     struct CodeRegion {
@@ -27,7 +28,10 @@ enum FinderTriples {
     }
 
     /// The region of each plausible code widened by its quiet zone, the most often crossed finders first.
-    static func codeRegions(_ finders: [FinderPatternLocator.Finder], width: Int, height: Int) -> [CodeRegion] {
+    /// `isPlausible` rejects a region before it takes one of the `maximumRegions` places.
+    static func codeRegions(
+        _ finders: [FinderPatternLocator.Finder], width: Int, height: Int, isPlausible: (CodeRegion) -> Bool
+    ) -> [CodeRegion] {
         let finders = Array(finders.filter(isCredible).sorted { $0.hits > $1.hits }.prefix(maximumFinders))
         var regions: [(region: CodeRegion, hits: Int)] = []
         let count = finders.count
@@ -48,7 +52,7 @@ enum FinderTriples {
                     let area = PixelRegion(x: left, y: top, width: right - left, height: bottom - top)
                     if !regions.contains(where: { $0.region.area == area }) {
                         let region = CodeRegion(area: area, module: triple.map(\.module).max()!, corner: corner, right: alongTop, down: downFirst)
-                        regions.append((region, triple.map(\.hits).reduce(0, +)))
+                        if isPlausible(region) { regions.append((region, triple.map(\.hits).reduce(0, +))) }
                     }
                 }
             }

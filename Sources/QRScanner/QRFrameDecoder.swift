@@ -1,14 +1,15 @@
 /// Turns one grey frame into the payloads of the QR codes it shows.
 ///
 /// A full zbar pass over a frame costs tens of milliseconds on a cluttered 720p scene,
-/// so cheap passes come first, each only when the one before found nothing:
-/// 1. finder patterns at full resolution; zbar scans each plausible code's region
-///    (every third line, then every line, then twice the size for small modules,
-///    then squared up on its three finders for a tilted or curved code);
+/// so cheap passes come first, each only when the ones before found nothing:
+/// 1. finder patterns at full resolution; zbar scans the region of each triple that can
+///    be a code's corners and shows a timing pattern (every third line, then every line);
 /// 2. finder patterns at half resolution, where noise, JPEG blocks, a screen's pixel
 ///    grid and blur average out; zbar scans the region at both scales;
 /// 3. the same with light and dark swapped, for light-on-dark codes;
-/// 4. zbar over the whole frame, as libzbar's default does it, so nothing it would
+/// 4. pass 1's regions again, twice the size for small modules, then squared up on
+///    their three finders for a tilted or curved code;
+/// 5. zbar over the whole frame, as libzbar's default does it, so nothing it would
 ///    read is lost. On a live stream that pass runs at a bounded cadence.
 /// Not thread-safe: one per decoding thread.
 public final class QRFrameDecoder {
@@ -31,14 +32,28 @@ public final class QRFrameDecoder {
     /// The bytes of each QR code in the frame (`width * height` luma bytes, row by row).
     public func decode(luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
         precondition(luma.count >= width * height, "a frame holds width * height bytes")
-        fullScans?.frameArrived()
+        fullScans?.frameArrived(withCode: !lastPayloads.isEmpty)
         if changes?.hasChanged(luma, width: width, height: height) == false {
             return lastPayloads
         }
         sawCredibleFinder = false
-        var payloads = finderPass(luma, width: width, height: height)
+        let regions = finderRegions(luma, width: width, height: height)
+        var payloads = decodeRegions(regions) { region in
+            // A copy, not zbar's crop: zbar binarizes the whole image it is given before decoding a QR code.
+            // Every third line first, at a third of the cost; every line when that fails (it loses some rotated codes).
+            self.scan(GreyPlane(region.area, of: luma, width: width), densities: [3, 1])
+        }
         if payloads.isEmpty {
             payloads = halfScalePasses(luma, width: width, height: height)
+        }
+        if payloads.isEmpty {
+            payloads = decodeRegions(regions) { region in
+                if region.module <= 3, let found = self.scan(GreyPlane(region.area, of: luma, width: width).doubled(), densities: [1]) {
+                    return found
+                }
+                let upright = GreyPlane.rectified(luma, width: width, height: height, corner: region.corner, right: region.right, down: region.down, module: region.module)
+                return self.scan(upright, densities: [1])
+            }
         }
         // zbar reads no code without three finder patterns: where no pass saw even one, its whole-frame pass would find nothing.
         if payloads.isEmpty, sawCredibleFinder, fullScans?.mayScan() ?? true {
@@ -49,21 +64,12 @@ public final class QRFrameDecoder {
         return payloads
     }
 
-    /// Pass 1: the regions around full-resolution finder patterns.
-    private func finderPass(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
+    /// The plausible code regions around full-resolution finder patterns.
+    private func finderRegions(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [FinderTriples.CodeRegion] {
         let finders = locator.locate(luma, width: width, height: height)
         sawCredibleFinder = sawCredibleFinder || finders.contains(where: FinderTriples.isCredible)
-        let regions = FinderTriples.codeRegions(finders, width: width, height: height).filter {
+        return FinderTriples.codeRegions(finders, width: width, height: height) {
             TimingPattern.isPlausible($0, in: luma, width: width, height: height)
-        }
-        return decodeRegions(regions) { region in
-            // A copy, not zbar's crop: zbar binarizes the whole image it is given before decoding a QR code.
-            let plane = GreyPlane(region.area, of: luma, width: width)
-            // Every third line first, at a third of the cost; every line when that fails (it loses some rotated codes).
-            if let found = self.scan(plane, densities: [3, 1]) { return found }
-            if region.module <= 3, let found = self.scan(plane.doubled(), densities: [1]) { return found }
-            let upright = GreyPlane.rectified(luma, width: width, height: height, corner: region.corner, right: region.right, down: region.down, module: region.module)
-            return self.scan(upright, densities: [1])
         }
     }
 
@@ -75,8 +81,8 @@ public final class QRFrameDecoder {
             let plane = polarity ? half.inverted() : half
             let finders = plane.pixels.withUnsafeBufferPointer { locator.locate($0, width: plane.width, height: plane.height) }
             sawCredibleFinder = sawCredibleFinder || finders.contains(where: FinderTriples.isCredible)
-                let regions = plane.pixels.withUnsafeBufferPointer { pixels in
-                FinderTriples.codeRegions(finders, width: plane.width, height: plane.height).filter {
+            let regions = plane.pixels.withUnsafeBufferPointer { pixels in
+                FinderTriples.codeRegions(finders, width: plane.width, height: plane.height) {
                     TimingPattern.isPlausible($0, in: pixels, width: plane.width, height: plane.height)
                 }
             }

@@ -8,10 +8,14 @@ enum TimingPattern {
     private static let requiredShare = 0.4
 
     static func isPlausible(_ region: FinderTriples.CodeRegion, in luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> Bool {
-        let module = Double(max(1, region.module))
-        let top = alternations(luma, width: width, height: height, from: region.corner, to: region.right, inward: region.down, module: module)
-        let left = alternations(luma, width: width, height: height, from: region.corner, to: region.down, inward: region.right, module: module)
-        return top.seen >= top.expected * requiredShare || left.seen >= left.expected * requiredShare
+        // The module size is known to a pixel: a small code's timing row is looked for a little above and below.
+        for scale in [1.0, 0.8, 1.25] {
+            let module = Double(max(1, region.module)) * scale
+            let top = alternations(luma, width: width, height: height, from: region.corner, to: region.right, inward: region.down, module: module)
+            let left = alternations(luma, width: width, height: height, from: region.corner, to: region.down, inward: region.right, module: module)
+            if top.seen >= top.expected * requiredShare || left.seen >= left.expected * requiredShare { return true }
+        }
+        return false
     }
 
     /// Light-dark changes along the line from `from` to `to` shifted 3 modules towards `inward`,

@@ -95,7 +95,27 @@ def realistic(fixtures, decoders):
         print("missed by %s (%d): %s" % (name, len(missed[name]), " ".join(f.replace(".pgm", "") for f in missed[name])))
 
 
-def live(fixtures, command):
+def stream_frames(path, first, folder):
+    """Writes the luma of each frame from `first` on as a PGM; returns their paths in order."""
+    with open(path, "rb") as stream:
+        data = stream.read()
+    end = data.index(b"\n")
+    fields = {field[:1]: field[1:] for field in data[:end].split()[1:]}
+    width, height = int(fields[b"W"]), int(fields[b"H"])
+    assert fields.get(b"C", b"").startswith(b"mono"), "the live streams are mono"
+    os.makedirs(folder, exist_ok=True)
+    paths, offset, number = [], end + 1, 0
+    while offset < len(data):
+        start = data.index(b"\n", offset) + 1
+        if number >= first:
+            paths.append(os.path.join(folder, "%03d.pgm" % number))
+            with open(paths[-1], "wb") as out:
+                out.write(b"P5\n%d %d\n255\n" % (width, height) + data[start:start + width * height])
+        offset, number = start + width * height, number + 1
+    return paths
+
+
+def live(fixtures, command, references):
     rows = manifest(os.path.join(fixtures, "live"))
     streams = [os.path.join(fixtures, "live", row[0]) for row in rows]
     figures = {}
@@ -111,12 +131,20 @@ def live(fixtures, command):
             print("%-22s CPU %5.1f%% of one core (no code in view, %d frames)" % (case, 100 * share, frames))
         elif case == "held":
             print("%-22s CPU %5.1f%% of one core (a code held in view, %d frames)" % (case, 100 * share, frames))
-    print("frames from a code's appearance to its scan (0: the frame it appears in)")
+    print("frames from a code's appearance to its scan (0: the frame it appears in); beside it, the first frame")
+    print("from the appearance on that each reference decoder reads on its own (a view of the code none reads is no appearance)")
+    print("%-22s%8s" % ("category", "ours") + "".join("%8s" % name for name, _ in references) + "   CPU over the stream")
     for name, expected, case, appears in rows:
         if appears and case != "held":
             frames, share, firsts = figures[name]
             delay = int(firsts[expected]) - int(appears) if expected in firsts else None
-            print("%-22s %s   (CPU %.1f%% over the stream)" % (case, "never read" if delay is None else "%d" % delay, 100 * share))
+            pictures = stream_frames(os.path.join(fixtures, "live", name), int(appears), os.path.join(fixtures, "live-frames", case))
+            row = "%-22s%8s" % (case, "never" if delay is None else delay)
+            for _, reference in references:
+                results = decode(reference, 1, pictures)
+                readable = [index for index, path in enumerate(pictures) if expected in results[os.path.basename(path)][1]]
+                row += "%8s" % (readable[0] if readable else "never")
+            print(row + "   %5.1f%%" % (100 * share))
 
 
 def robustness(fixtures, decoders):
@@ -138,7 +166,7 @@ def main():
     decoders = [argument.split("=", 1) for argument in sys.argv[3:]]
     bench_costs(fixtures, repeat, decoders)
     realistic(fixtures, decoders)
-    live(fixtures, dict(decoders)["ours"])
+    live(fixtures, dict(decoders)["ours"], [(name, command) for name, command in decoders if name in ("zbar", "zxing")])
     robustness(fixtures, decoders)
 
 
