@@ -9,8 +9,13 @@ let package = Package(
         .executable(name: "sealtrust-scanctl", targets: ["sealtrust-scanctl"]),
     ],
     targets: [
-        // The parser and the API client: Foundation only.
-        .target(name: "SealTrustKit"),
+        // The parser and the API client; the transport writes and reads HTTP/1.1 itself over libcurl's connections.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "SealTrustKit", dependencies: ["CCurl"]),
 
         // NFC: PC/SC readers through pcscd.
         // A C target rather than a system library: see Sources/CPCSCLite/include/CPCSCLite.h.

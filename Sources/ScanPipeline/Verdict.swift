@@ -48,7 +48,7 @@ struct Verdict: Sendable {
 
     /// A passport read that failed: 404 is `not_found`, 429 `too_many_calls`, the rest `failure`.
     init(passportError: any Error, texts: ScreenTexts, messages: StationMessages) {
-        let error = passportError as? SealTrustError ?? .transport(String(describing: passportError))
+        let error = SealTrustError.from(passportError)
         self.error = error
         switch error {
         case .api(status: 404, _, _, _):
@@ -93,6 +93,7 @@ struct Verdict: Sendable {
             var details: [(String, JSON)] = [("kind", .string(kind))]
             if let status = error.httpStatus { details.append(("http_status", .int(Int64(status)))) }
             if case .api(_, _, let code?, _) = error { details.append(("code", .string(code))) }
+            if let cause = error.cause { details.append(("cause", .string(cause.rawValue))) }
             if let detail = error.detailText { details.append(("detail", .string(detail))) }
             fields.append(("error", .object(details)))
         }

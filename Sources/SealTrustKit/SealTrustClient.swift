@@ -11,6 +11,9 @@ public final class SealTrustClient: Sendable {
         transport = APITransport(configuration: configuration)
     }
 
+    /// The last call that failed on the network, on its answer's shape or on a server error, with its time.
+    public var lastFailure: APIFailureRecord? { transport.lastFailure }
+
     /// Sends `proof.url` exactly as scanned; coordinates only when both are given.
     /// Never retried: a second presentation of the same URL is a replay.
     public func verifyScan(_ proof: ChipProof, latitude: Double? = nil, longitude: Double? = nil) async throws -> ScanVerification {
