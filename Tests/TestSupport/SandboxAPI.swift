@@ -163,7 +163,7 @@ public final class SandboxAPI: Sendable {
 /// only we write to: if this test process dies, the pipe closes and the sandbox exits too.
 ///
 /// `@unchecked Sendable`: `Process` is not marked Sendable; every use of it here goes through `lock`.
-private final class SandboxProcess: @unchecked Sendable {
+final class SandboxProcess: @unchecked Sendable {
     private let process: Process
     private let stdinWriter: FileHandle
     private let lock = NSLock()
