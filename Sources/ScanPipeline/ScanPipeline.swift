@@ -48,7 +48,8 @@ public final class ScanPipeline: VerdictServerDelegate {
     private static func liveSettings(for options: DaemonOptions, tokens: TokenStore) -> LiveSettings {
         let configuration = SealTrustConfiguration(
             baseURL: options.apiBase, timeout: options.apiTimeout, clientIdentifier: clientIdentifier,
-            extraHosts: options.extraHosts, accessTokenProvider: { tokens.token() })
+            extraHosts: options.extraHosts, accessTokenProvider: { tokens.token() },
+            proxy: options.apiProxy, caFile: options.apiCAFile, keepAlive: options.apiKeepalive)
         return LiveSettings(
             options: options,
             client: SealTrustClient(configuration: configuration),

@@ -106,7 +106,8 @@ struct Verdict: Sendable {
         var summary = outcome
         if let productName { summary += " (\(productName))" }
         if let error, let kind = error.kind {
-            summary += " [\(kind)\(error.httpStatus.map { " \($0)" } ?? "")\(error.detailText.map { ": \($0)" } ?? "")]"
+            let qualifier = error.httpStatus.map { " \($0)" } ?? error.cause.map { " \($0.rawValue)" } ?? ""
+            summary += " [\(kind)\(qualifier)\(error.detailText.map { ": \($0)" } ?? "")]"
         }
         return summary
     }
