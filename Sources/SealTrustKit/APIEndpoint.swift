@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The API's address as the transport needs it: where to connect, what `Host` says, the path prefix.
 struct APIEndpoint: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The last call that failed, kept for a station's status (`last_api_error`).
 public struct APIFailureRecord: Sendable, Hashable {

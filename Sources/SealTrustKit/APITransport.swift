@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Sends one contract request: token, local limits, headers, the one retry a read may get, and the mapping

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How a `SealTrustClient` reaches the API: the seed's four values, the brand hosts `verifyScan(url:)`
 /// accepts, the rate-limit window, and the station's network (proxy, private CA, keep-alive).
