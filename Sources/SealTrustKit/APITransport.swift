@@ -130,7 +130,7 @@ final class APITransport: Sendable {
     }
 
     private func answer(_ response: HTTPResponse, bucket: APIContract.Bucket) async throws(SealTrustError) -> JSONValue {
-        let body = try? JSONDecoder().decode(JSONValue.self, from: Data(response.body))
+        let body = try? JSONValue.parse(utf8: response.body)
         switch response.status {
         case 200...299:
             guard let body else {

@@ -40,7 +40,7 @@ public enum SealTrustError: Error, Sendable, Hashable, CustomStringConvertible {
     /// what a decoding error found, or what broke in transport.
     public var detailText: String? {
         switch self {
-        case .api(_, let detail?, _, _): detail.stringValue ?? detail.compactText
+        case .api(_, let detail?, _, _): detail.stringValue ?? detail.encoded()
         case .decoding(let why): why
         case .transport(let failure): failure.detail
         default: nil

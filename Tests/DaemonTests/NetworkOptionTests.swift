@@ -1,5 +1,5 @@
 import Foundation
-import ScanPipeline
+import StationCore
 import Testing
 
 @Suite("The API's network options: proxy from the environment unless set, none to turn it off, CA file, keep-alive")
