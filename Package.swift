@@ -16,8 +16,14 @@ let package = Package(
         // Protocol 1's words: typed events, commands and answers, and the one-line event formatter.
         .target(name: "StationWire", dependencies: ["JSONCore"]),
 
-        // The parser and the API client: Foundation and the JSON target only.
-        .target(name: "SealTrustKit", dependencies: ["JSONCore"]),
+        // The parser and the API client: FoundationEssentials and the JSON target; the transport writes and reads
+        // HTTP/1.1 itself over libcurl's connections.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "SealTrustKit", dependencies: ["JSONCore", "CCurl"]),
 
         // NFC: PC/SC readers through pcscd.
         // A C target rather than a system library: see Sources/CPCSCLite/include/CPCSCLite.h.
