@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "SealTrustKit", targets: ["SealTrustKit"]),
         .executable(name: "sealtrust-scand", targets: ["sealtrust-scand"]),
         .executable(name: "sealtrust-scanctl", targets: ["sealtrust-scanctl"]),
+        .library(name: "StationClient", targets: ["StationClient"]),
     ],
     targets: [
         // The parser and the API client: Foundation only.
@@ -46,6 +47,8 @@ let package = Package(
             dependencies: ["ScanPipeline", "SystemdSupport"]
         ),
         .executableTarget(name: "sealtrust-scanctl", dependencies: ["ScanJournal"]),
+        // A client of the daemon's socket for bridges: lines, commands, replay with reconnects.
+        .target(name: "StationClient", dependencies: ["ScanJournal"]),
         .executableTarget(name: "socket-bench", dependencies: ["ScanJournal", "VerdictSocket"]),
         // Appends until killed: the journal's crash test runs it.
         .executableTarget(name: "journal-writer", dependencies: ["ScanJournal"]),
@@ -62,6 +65,8 @@ let package = Package(
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport", "SystemdTestSupport", "TestSupport", "notify-probe"]),
         .testTarget(name: "ScanJournalTests", dependencies: ["ScanJournal", "TestSupport"]),
         .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "ScanJournal", "TestSupport"]),
+        .target(name: "BridgeTestSupport", dependencies: ["TestSupport", "SystemdTestSupport"], path: "Tests/BridgeTestSupport"),
+        .testTarget(name: "StationClientTests", dependencies: ["StationClient", "BridgeTestSupport", "sealtrust-scand"]),
         .testTarget(
             name: "DaemonTests",
             dependencies: ["ScanPipeline", "ScanJournal", "SealTrustKit", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
