@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "SealTrustKit", targets: ["SealTrustKit"]),
         .executable(name: "sealtrust-scand", targets: ["sealtrust-scand"]),
         .executable(name: "sealtrust-scanctl", targets: ["sealtrust-scanctl"]),
+        .executable(name: "sealtrust-mqtt", targets: ["sealtrust-mqtt"]),
         .library(name: "StationClient", targets: ["StationClient"]),
     ],
     targets: [
@@ -46,9 +47,22 @@ let package = Package(
             name: "sealtrust-scand",
             dependencies: ["ScanPipeline", "SystemdSupport"]
         ),
-        .executableTarget(name: "sealtrust-scanctl", dependencies: ["ScanJournal"]),
+        // One readable line per event: `sealtrust-scanctl watch` and `sealtrust-mqtt watch` print the same.
+        .target(name: "EventFormatting", dependencies: ["ScanJournal"]),
+        .executableTarget(name: "sealtrust-scanctl", dependencies: ["ScanJournal", "EventFormatting"]),
         // A client of the daemon's socket for bridges: lines, commands, replay with reconnects.
         .target(name: "StationClient", dependencies: ["ScanJournal"]),
+
+        // The MQTT bridge: a client of the socket that publishes through libmosquitto.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .executableTarget(
+            name: "sealtrust-mqtt",
+            dependencies: ["CMosquitto", "StationClient", "ScanJournal", "EventFormatting", "SystemdSupport"]
+        ),
         .executableTarget(name: "socket-bench", dependencies: ["ScanJournal", "VerdictSocket"]),
         // Appends until killed: the journal's crash test runs it.
         .executableTarget(name: "journal-writer", dependencies: ["ScanJournal"]),

@@ -1,4 +1,5 @@
 import Glibc
+import EventFormatting
 import ScanJournal
 
 /// Runs one command of daemon.md against the daemon and returns the exit status.

@@ -5,11 +5,14 @@ import ScanJournal
 ///
 /// A `verdict` names no source; the formatter remembers each `scan`'s source
 /// by `scan_id` so the verdict line can say where it came from.
-struct EventFormatter {
+/// Shared by `sealtrust-scanctl watch` and `sealtrust-mqtt watch`, so both print the same lines.
+public struct EventFormatter {
     private var sourceOfScan: [String: String] = [:]
     private var scanOrder: [String] = []
 
-    mutating func line(for message: JSON) -> String? {
+    public init() {}
+
+    public mutating func line(for message: JSON) -> String? {
         guard let type = message["type"]?.stringValue else { return nil }
         switch type {
         case "hello":
