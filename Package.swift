@@ -82,6 +82,10 @@ let package = Package(
         .target(name: "BridgeTestSupport", dependencies: ["TestSupport", "SystemdTestSupport"], path: "Tests/BridgeTestSupport"),
         .testTarget(name: "StationClientTests", dependencies: ["StationClient", "BridgeTestSupport", "sealtrust-scand"]),
         .testTarget(
+            name: "MQTTBridgeTests",
+            dependencies: ["BridgeTestSupport", "SystemdTestSupport", "ScanJournal", "sealtrust-scand", "sealtrust-mqtt"]
+        ),
+        .testTarget(
             name: "DaemonTests",
             dependencies: ["ScanPipeline", "ScanJournal", "SealTrustKit", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
         ),

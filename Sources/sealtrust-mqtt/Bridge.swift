@@ -59,6 +59,7 @@ final class Bridge: BrokerObserver, Sendable {
             case .connected(let hello, let since):
                 startLink(station: hello.station)
                 status.withLock {
+                    $0.station = hello.station
                     $0.daemon = "connected"
                     $0.daemonOnline = true
                     $0.newestSeq = max($0.newestSeq, hello.lastSeq)

@@ -9,6 +9,8 @@ struct BridgeStatus: Sendable {
     /// The daemon's last `status` answer, without `type` and `id`.
     var daemonFields: [(String, StationJSON)] = []
     var newestSeq: UInt64 = 0
+    /// From the daemon's `hello` (its `status` answer may not carry it).
+    var station = ""
 
     func lag(acknowledged: UInt64) -> UInt64 {
         newestSeq > acknowledged ? newestSeq - acknowledged : 0
@@ -22,8 +24,8 @@ struct BridgeStatus: Sendable {
 
     /// The retained status: `{"state":"online", ...the daemon's status fields, "acked_seq":.., "lag":..}`.
     func payload(acknowledged: UInt64) -> String {
-        var members: [(String, StationJSON)] = [("state", "online")]
-        members += daemonFields.filter { !["state", "acked_seq", "lag", "daemon"].contains($0.0) }
+        var members: [(String, StationJSON)] = [("state", "online"), ("station", .string(station))]
+        members += daemonFields.filter { !["state", "station", "acked_seq", "lag", "daemon"].contains($0.0) }
         members.append(("daemon", .string(daemonOnline ? "connected" : daemon)))
         members.append(("acked_seq", .int(Int64(clamping: acknowledged))))
         members.append(("lag", .int(Int64(clamping: lag(acknowledged: acknowledged)))))
