@@ -26,6 +26,7 @@ final class Bridge: BrokerObserver, Sendable {
     private let status = Mutex(BridgeStatus())
     private let link = Mutex<BrokerLink?>(nil)
     private let topics = Mutex<Topics?>(nil)
+    private let lastStatusLine = Mutex("")
 
     init(options: BridgeOptions, credentials: Credentials?, notifier: SystemdNotifier?) throws(UsageError) {
         self.options = options
@@ -64,6 +65,7 @@ final class Bridge: BrokerObserver, Sendable {
                     $0.daemonOnline = true
                     $0.newestSeq = max($0.newestSeq, hello.lastSeq)
                 }
+                tellSystemd()
                 LogLine.notice("daemon of station \(hello.station.printable) connected at seq \(hello.lastSeq); reading from seq \(since + 1)")
                 try? feed.send(StationCommand(.status, id: "sealtrust-mqtt-status"))
             case .event(let event):
@@ -88,6 +90,7 @@ final class Bridge: BrokerObserver, Sendable {
                     $0.daemon = text
                     $0.daemonOnline = false
                 }
+                tellSystemd()
                 LogLine.warning("daemon at \(options.socketPath): \(text)")
             }
         }
@@ -136,7 +139,6 @@ final class Bridge: BrokerObserver, Sendable {
     // MARK: Status, state file
 
     private func tick() async {
-        var lastLine = ""
         var lastSaved = window.acknowledgedSeq
         var sinceStatus: Duration = .zero
         while !Task.isCancelled {
@@ -145,11 +147,7 @@ final class Bridge: BrokerObserver, Sendable {
             if acknowledged != lastSaved {
                 if save() { lastSaved = acknowledged }
             }
-            let line = status.withLock { $0.line(acknowledged: acknowledged) }
-            if line != lastLine {
-                notifier?.send("STATUS=\(line)")
-                lastLine = line
-            }
+            tellSystemd()
             sinceStatus += Self.saveInterval
             if sinceStatus >= Self.statusInterval {
                 sinceStatus = .zero
@@ -157,6 +155,16 @@ final class Bridge: BrokerObserver, Sendable {
                 publishStatus()
             }
         }
+    }
+
+    /// STATUS= for systemd, sent when it changed: at each change of state and each second for the lag.
+    private func tellSystemd() {
+        let line = status.withLock { $0.line(acknowledged: window.acknowledgedSeq) }
+        let changed = lastStatusLine.withLock { last -> Bool in
+            defer { last = line }
+            return last != line
+        }
+        if changed { notifier?.send("STATUS=\(line)") }
     }
 
     @discardableResult
@@ -187,6 +195,7 @@ final class Bridge: BrokerObserver, Sendable {
             $0.broker = "\(options.url!) connected (\(version))"
             $0.brokerOnline = true
         }
+        tellSystemd()
         LogLine.notice("connected to \(options.url!) (\(version))")
         window.sessionStarted(session)
         publishStatus()
@@ -206,6 +215,7 @@ final class Bridge: BrokerObserver, Sendable {
             $0.broker = text
             $0.brokerOnline = false
         }
+        tellSystemd()
         LogLine.error("broker: \(text)")
     }
 

@@ -16,6 +16,10 @@ public final class Subscriber {
     private let output: FileHandle
     private var pending = Data()
     public private(set) var messages: [ReceivedMessage] = []
+    /// The seqs of event messages, in arrival order (repeats included).
+    public private(set) var eventSeqs: [UInt64] = []
+    public private(set) var distinctEvents = Set<UInt64>()
+    public private(set) var highestSeq: UInt64 = 0
 
     public init(broker: MosquittoBroker, topic: String = "sealtrust/#", clientID: String = "test-subscriber-\(UUID().uuidString.prefix(8))") throws {
         outputPath = broker.directory + "/\(clientID).out"
@@ -48,21 +52,22 @@ public final class Subscriber {
             let text = String(decoding: line, as: UTF8.self)
             guard let space = text.firstIndex(of: " ") else { continue }
             let payload = String(text[text.index(after: space)...])
-            messages.append(ReceivedMessage(topic: String(text[..<space]), payload: payload, seq: Self.seq(in: payload)))
+            let message = ReceivedMessage(topic: String(text[..<space]), payload: payload, seq: Self.seq(in: payload))
+            messages.append(message)
+            if let seq = message.seq, message.topic.contains("/event/") {
+                eventSeqs.append(seq)
+                distinctEvents.insert(seq)
+                highestSeq = max(highestSeq, seq)
+            }
         }
         pending = Data(pending[(lastNewline + 1)...])
     }
 
-    /// The seqs of event messages, in arrival order (repeats included).
-    public var eventSeqs: [UInt64] {
-        messages.filter { $0.topic.contains("/event/") }.compactMap(\.seq)
-    }
-
     /// Waits until event seqs `1...last` have all arrived.
     public func waitForEvents(through last: UInt64, timeout: Duration) throws {
-        try waitUntil("the subscriber has \(Set(eventSeqs).count) distinct events, not \(last)", timeout: timeout) {
+        try waitUntil("the subscriber has \(distinctEvents.count) distinct events, not \(last)", timeout: timeout) {
             readNew()
-            return Set(eventSeqs).count >= Int(last) && (eventSeqs.max() ?? 0) >= last
+            return distinctEvents.count >= Int(last) && highestSeq >= last
         }
     }
 

@@ -12,13 +12,13 @@ struct BadBrokerTests {
         let daemon = try StationDaemon()
         let silent = try FakeBroker(.neverAcknowledges)
         let flaky = try FakeBroker(.disconnectsEverySecond)
-        func start(_ arguments: [String]) throws -> (BridgeProcess, NotifyListener) {
-            let notify = try NotifyListener(form: .path)
+        func start(_ arguments: [String]) throws -> (BridgeProcess, StatusRecorder) {
+            let status = try StatusRecorder()
             let state = try makeScratchDirectory(prefix: "bridge-state")
-            return (try BridgeProcess(arguments: ["--socket", daemon.socketPath, "--state-dir", state] + arguments, notify: notify), notify)
+            return (try BridgeProcess(arguments: ["--socket", daemon.socketPath, "--state-dir", state] + arguments, notify: status.listener), status)
         }
         let certificates = broker.certificates
-        let cases: [(name: String, bridge: BridgeProcess, notify: NotifyListener, expected: String)] = try [
+        let cases: [(name: String, bridge: BridgeProcess, status: StatusRecorder, expected: String)] = try [
             ("wrong password", broker.url, broker.wrongCredentialsFile, [], "refused the connection: "),
             ("unknown CA", broker.tlsURL, broker.credentialsFile,
              ["--ca", certificates.unknownCAFile, "--cert", certificates.clientCertificate, "--key", certificates.clientKey],
@@ -26,21 +26,19 @@ struct BadBrokerTests {
             ("never acknowledges", "mqtt://127.0.0.1:\(silent.port)", broker.credentialsFile, [], "sent no CONNACK within"),
             ("disconnects every second", "mqtt://127.0.0.1:\(flaky.port)", broker.credentialsFile, [], "lost the connection"),
         ].map { name, url, credentials, extra, expected in
-            let (bridge, notify) = try start(["--url", url, "--credentials", credentials] + extra)
-            return (name, bridge, notify, expected)
+            let (bridge, status) = try start(["--url", url, "--credentials", credentials] + extra)
+            return (name, bridge, status, expected)
         }
         for item in cases {
             try waitUntil("\(item.name): no log line with '\(item.expected)': \(item.bridge.log)", timeout: .seconds(20)) {
                 item.bridge.log.contains(item.expected)
             }
-            var statusLine = ""
-            while let message = item.notify.receive(timeout: .milliseconds(50)) {
-                if let status = message.assignments["STATUS"] { statusLine = status }
-            }
-            #expect(statusLine.contains("degraded: broker"), "\(item.name): STATUS=\(statusLine)")
+            try item.status.waitFor("degraded: broker", timeout: .seconds(5))
+            #expect(item.status.last.contains(item.expected), "\(item.name): STATUS=\(item.status.last)")
             #expect(!item.bridge.log.contains(MosquittoBroker.password))
         }
-        #expect(cases[0].bridge.log.contains("not authori") || cases[0].bridge.log.contains("bad user name or password"))
+        let refusal = cases[0].bridge.log.lowercased()
+        #expect(refusal.contains("not authori") || refusal.contains("bad user name or password"), "\(refusal)")
 
         // Five seconds more of each: a busy loop would burn seconds of CPU, and the daemon still answers at once.
         let before = cases.map(\.bridge.cpuSeconds)
