@@ -67,6 +67,9 @@ let package = Package(
         // Appends until killed: the journal's crash test runs it.
         .executableTarget(name: "journal-writer", dependencies: ["ScanJournal"]),
 
+        // `make bench-mqtt`: sealtrust-mqtt's latency and drain rate beside mosquitto_pub (mk/mqtt.mk).
+        .executableTarget(name: "mqtt-bench", dependencies: ["TestSupport"], path: "bench/mqtt"),
+
         // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).
         .executableTarget(name: "scand-bench", dependencies: ["ScanJournal", "SealTrustKit", "TestSupport"]),
 

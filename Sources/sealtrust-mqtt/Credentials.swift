@@ -20,6 +20,8 @@ struct Credentials: Sendable {
             throw UsageError("cannot read the credentials file \(chosen) (or it is over 4 KiB)")
         }
         let text = String(decoding: data, as: UTF8.self)
+        // The unit's credential file exists even when the broker wants no user name: empty means none.
+        if text.allSatisfy(\.isWhitespace) { return nil }
         let line = text.split(separator: "\n", omittingEmptySubsequences: false).first.map { $0.hasSuffix("\r") ? $0.dropLast() : $0 } ?? ""
         guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
             throw UsageError("the credentials file \(chosen) must hold user:password on its first line")
