@@ -16,10 +16,8 @@ final class FleetWatch: BrokerObserver, Sendable {
     static func settings(_ options: BridgeOptions, credentials: Credentials?) -> BrokerSettings {
         BrokerSettings(address: options.url!, clientID: "sealtrust-mqtt-watch-\(getpid())", credentials: credentials,
                        caFile: options.caFile, certificate: options.certificate, key: options.key,
-                       willTopic: nil, subscription: Topics.allEvents(prefix: prefix(options)))
+                       willTopic: nil, subscription: Topics.allEvents(prefix: options.topicPrefix))
     }
-
-    private static func prefix(_ options: BridgeOptions) -> String { options.topicPrefix }
 
     func brokerMessage(topic: String, payload: [UInt8]) {
         // <prefix>/<station>/event/<type>
