@@ -1,6 +1,6 @@
 import CMosquitto
 import Glibc
-import ScanJournal
+import JSONCore
 import StationClient
 import Synchronization
 import SystemdSupport

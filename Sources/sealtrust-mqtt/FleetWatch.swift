@@ -1,6 +1,6 @@
-import EventFormatting
+import StationWire
 import Glibc
-import ScanJournal
+import JSONCore
 import Synchronization
 
 /// `sealtrust-mqtt watch`: every station's events from the broker, one line each,

@@ -1,6 +1,7 @@
 import BridgeTestSupport
 import Foundation
 import Glibc
+import JSONCore
 import ScanJournal
 import SystemdTestSupport
 import Testing

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import TestSupport
 
 /// `make bench-mqtt`: sealtrust-mqtt beside mosquitto_pub on one mosquitto, both read by mosquitto_sub.
 ///
@@ -11,6 +10,12 @@ import TestSupport
 struct BenchFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// A product of this package, built beside this benchmark.
+func builtProduct(_ name: String) -> String {
+    let binary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    return URL(fileURLWithPath: binary).deletingLastPathComponent().appendingPathComponent(name).path
 }
 
 func waitFor(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool) throws {

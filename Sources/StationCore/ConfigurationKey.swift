@@ -1,0 +1,126 @@
+import Foundation
+import SealTrustKit
+
+/// Why a value was refused, in words for the one-line error.
+struct BadValue: Error {
+    let reason: String
+}
+
+/// The configuration file's keys: daemon.md's long flags without `--`.
+enum ConfigurationKey: String, CaseIterable {
+    case socket
+    case apiBase = "api-base"
+    case apiTimeout = "api-timeout"
+    case nfc
+    case camera
+    case journal
+    case station
+    case host
+    case lang
+    case latitude
+    case longitude
+    case tier
+    case tokenFile = "token-file"
+    case rescanAfter = "rescan-after"
+    case maxClients = "max-clients"
+    case clientQueue = "client-queue"
+    case journalMaxBytes = "journal-max-bytes"
+    case journalMaxAge = "journal-max-age"
+    case logLevel = "log-level"
+
+
+    var isRepeatable: Bool { self == .host }
+
+    func apply(_ value: String, to options: inout DaemonOptions) throws(BadValue) {
+        switch self {
+        case .socket: options.socketPath = try Self.path(value)
+        case .journal: options.journalPath = try Self.path(value)
+        case .tokenFile: options.tokenFile = try Self.path(value)
+        case .apiBase: options.apiBase = try Self.httpURL(value)
+        case .apiTimeout: options.apiTimeout = try Self.number(value, above: 0)
+        case .nfc:
+            switch value {
+            case "auto": options.nfc = .auto
+            case "none": options.nfc = .none
+            case "": throw BadValue(reason: "expected auto, none or part of a reader's name")
+            default: options.nfc = .matching(value)
+            }
+        case .camera:
+            switch value {
+            case "auto": options.camera = .auto
+            case "none": options.camera = .none
+            case let path where path.hasPrefix("y4m:") && path.count > 4: options.camera = .y4m(String(path.dropFirst(4)))
+            case let device where device.hasPrefix("/"): options.camera = .device(device)
+            default: throw BadValue(reason: "expected auto, none, a device path such as /dev/video0, or y4m:PATH")
+            }
+        case .station:
+            guard !value.isEmpty else { throw BadValue(reason: "the station needs a name") }
+            options.station = value
+        case .host: options.extraHosts.append(try Self.hostName(value))
+        case .lang:
+            guard let language = DaemonOptions.Language(rawValue: value) else { throw BadValue(reason: "expected en or fr") }
+            options.language = language
+        case .latitude: options.latitude = try Self.number(value, within: -90...90)
+        case .longitude: options.longitude = try Self.number(value, within: -180...180)
+        case .tier:
+            guard let tier = AccessTier(rawValue: value) else {
+                throw BadValue(reason: "expected one of \(AccessTier.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            options.tier = tier
+        case .rescanAfter: options.rescanAfter = try Self.number(value, atLeast: 0)
+        case .maxClients: options.maxClients = try Self.count(value)
+        case .clientQueue: options.clientQueueBytes = try Self.count(value)
+        case .journalMaxBytes: options.journalMaxBytes = try Self.count(value)
+        case .journalMaxAge: options.journalMaxAgeDays = try Self.number(value, above: 0)
+        case .logLevel:
+            guard let level = LogLevel(rawValue: value) else { throw BadValue(reason: "expected error, warning, info or debug") }
+            options.logLevel = level
+        }
+    }
+
+    private static func path(_ value: String) throws(BadValue) -> String {
+        guard !value.isEmpty else { throw BadValue(reason: "expected a path") }
+        return value
+    }
+
+    private static func httpURL(_ value: String) throws(BadValue) -> URL {
+        guard let url = URL(string: value), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+              let host = url.host, !host.isEmpty
+        else { throw BadValue(reason: "expected an http or https URL such as https://api.sealtrust.io") }
+        return url
+    }
+
+    private static func hostName(_ value: String) throws(BadValue) -> String {
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-"))
+        guard !value.isEmpty, value.unicodeScalars.allSatisfy({ allowed.contains($0) && $0.isASCII }) else {
+            throw BadValue(reason: "expected a host name such as brand.example, without scheme, port or path")
+        }
+        return value
+    }
+
+    private static func number(_ value: String, above floor: Double) throws(BadValue) -> Double {
+        guard let number = Double(value), number.isFinite, number > floor else {
+            throw BadValue(reason: "expected a number above \(Int(floor))")
+        }
+        return number
+    }
+
+    private static func number(_ value: String, atLeast floor: Double) throws(BadValue) -> Double {
+        guard let number = Double(value), number.isFinite, number >= floor else {
+            throw BadValue(reason: "expected a number of \(Int(floor)) or more")
+        }
+        return number
+    }
+
+    private static func number(_ value: String, within range: ClosedRange<Double>) throws(BadValue) -> Double {
+        guard let number = Double(value), range.contains(number) else {
+            throw BadValue(reason: "expected degrees from \(Int(range.lowerBound)) to \(Int(range.upperBound))")
+        }
+        return number
+    }
+
+    private static func count(_ value: String) throws(BadValue) -> Int {
+        guard let number = Int(value), number > 0 else { throw BadValue(reason: "expected a whole number above 0") }
+        return number
+    }
+}
