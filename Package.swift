@@ -7,6 +7,8 @@ let package = Package(
         .library(name: "SealTrustKit", targets: ["SealTrustKit"]),
         .executable(name: "sealtrust-scand", targets: ["sealtrust-scand"]),
         .executable(name: "sealtrust-scanctl", targets: ["sealtrust-scanctl"]),
+        .executable(name: "sealtrust-mqtt", targets: ["sealtrust-mqtt"]),
+        .library(name: "StationClient", targets: ["StationClient"]),
     ],
     targets: [
         // Thin typed calls over the system: errno as a value, Unix socket addresses, descriptors, named threads.
@@ -59,6 +61,19 @@ let package = Package(
         ),
         .executableTarget(name: "sealtrust-scanctl", dependencies: ["StationWire", "POSIXSupport"]),
 
+        // A client of the daemon's socket for bridges: lines, commands, replay with reconnects.
+        .target(name: "StationClient", dependencies: ["JSONCore"]),
+        // The MQTT bridge: a client of the socket that publishes through libmosquitto.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .executableTarget(
+            name: "sealtrust-mqtt",
+            dependencies: ["CMosquitto", "StationClient", "JSONCore", "StationWire", "SystemdSupport"]
+        ),
+
         // What the tests and benchmarks drive: child processes, the sandbox API, the virtual tag, a private
         // pcscd, a socket line client. Outside Tests/, for the benchmarks; never shipped.
         .target(name: "Harness", dependencies: ["POSIXSupport"], path: "tools/Harness"),
@@ -70,6 +85,8 @@ let package = Package(
         .executableTarget(name: "qr-bench", dependencies: ["QRScanner"], path: "bench/qr-bench"),
         // `make bench-socket`: the verdict socket's fan-out and memory.
         .executableTarget(name: "socket-bench", dependencies: ["JSONCore", "POSIXSupport", "ScanJournal", "VerdictSocket", "Harness"], path: "bench/socket-bench"),
+        // `make bench-mqtt`: sealtrust-mqtt's latency and drain rate beside mosquitto_pub (mk/mqtt.mk).
+        .executableTarget(name: "mqtt-bench", path: "bench/mqtt"),
         // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).
         .executableTarget(
             name: "scand-bench", dependencies: ["JSONCore", "ScanJournal", "SealTrustKit", "Harness"], path: "bench/scand-bench"
@@ -98,6 +115,12 @@ let package = Package(
         ),
         .testTarget(name: "ScanJournalTests", dependencies: ["JSONCore", "ScanJournal", "TestSupport"]),
         .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "JSONCore", "POSIXSupport", "ScanJournal", "StationWire", "TestSupport"]),
+        .target(name: "BridgeTestSupport", dependencies: ["TestSupport", "SystemdTestSupport"], path: "Tests/BridgeTestSupport"),
+        .testTarget(name: "StationClientTests", dependencies: ["StationClient", "BridgeTestSupport", "sealtrust-scand"]),
+        .testTarget(
+            name: "MQTTBridgeTests",
+            dependencies: ["BridgeTestSupport", "SystemdTestSupport", "ScanJournal", "JSONCore", "sealtrust-scand", "sealtrust-mqtt"]
+        ),
         .testTarget(
             name: "DaemonTests",
             dependencies: ["StationCore", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
