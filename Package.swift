@@ -16,8 +16,14 @@ let package = Package(
         // Protocol 1's words: typed events, commands and answers, and the one-line event formatter.
         .target(name: "StationWire", dependencies: ["JSONCore"]),
 
-        // The parser and the API client: Foundation and the JSON target only.
-        .target(name: "SealTrustKit", dependencies: ["JSONCore"]),
+        // The parser and the API client: FoundationEssentials and the JSON target; the transport writes and reads
+        // HTTP/1.1 itself over libcurl's connections.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "SealTrustKit", dependencies: ["JSONCore", "CCurl"]),
 
         // NFC: PC/SC readers through pcscd.
         // A C target rather than a system library: see Sources/CPCSCLite/include/CPCSCLite.h.
@@ -34,17 +40,22 @@ let package = Package(
 
         // The daemon's parts.
         .target(name: "ScanJournal", dependencies: ["JSONCore"]),
-        .target(name: "VerdictSocket", dependencies: ["ScanJournal", "StationWire", "POSIXSupport"]),
         .target(name: "SystemdSupport", dependencies: ["POSIXSupport"]),
+        // The service group: start in order, signals on a thread of their own, stop in reverse order, systemd told.
+        .target(name: "Lifecycle", dependencies: ["POSIXSupport", "SystemdSupport"]),
+        .target(name: "VerdictSocket", dependencies: ["ScanJournal", "StationWire", "POSIXSupport", "Lifecycle"]),
+        // The station core: sources in, one scan and one verdict per string read, every event journaled then published.
         .target(
-            name: "ScanPipeline",
-            dependencies: ["SealTrustKit", "NFCReader", "QRScanner", "ScanJournal", "VerdictSocket", "StationWire", "POSIXSupport"]
+            name: "StationCore",
+            dependencies: [
+                "SealTrustKit", "NFCReader", "QRScanner", "ScanJournal", "VerdictSocket", "StationWire", "POSIXSupport", "Lifecycle",
+            ]
         ),
 
         // Thin executables.
         .executableTarget(
             name: "sealtrust-scand",
-            dependencies: ["ScanPipeline", "SystemdSupport"]
+            dependencies: ["StationCore", "Lifecycle", "SystemdSupport"]
         ),
         .executableTarget(name: "sealtrust-scanctl", dependencies: ["StationWire", "POSIXSupport"]),
 
@@ -80,11 +91,16 @@ let package = Package(
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         .testTarget(name: "StationWireTests", dependencies: ["StationWire"]),
         .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),
+        .testTarget(
+            name: "StationCoreTests",
+            dependencies: ["StationCore", "JSONCore", "ScanJournal", "StationWire", "VerdictSocket", "TestSupport"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "ScanJournalTests", dependencies: ["JSONCore", "ScanJournal", "TestSupport"]),
         .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "JSONCore", "POSIXSupport", "ScanJournal", "StationWire", "TestSupport"]),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["ScanPipeline", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
+            dependencies: ["StationCore", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
         ),
     ],
     swiftLanguageModes: [.v6]

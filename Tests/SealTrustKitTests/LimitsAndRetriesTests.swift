@@ -85,6 +85,21 @@ struct LimitsAndRetriesTests {
         }
     }
 
+    @Test(arguments: ["1000000000000", "Fri, 31 Dec 9999 23:59:59 GMT"])
+    func anAbsurdRetryAfterIsObeyedForOneHourAtMostAndSaysWhatWasAsked(retryAfter: String) async throws {
+        try await withSandbox { sandbox in
+            try await sandbox.fault(path: "/scans/verify", status: 429, body: "{}", count: 1, headers: ["Retry-After": retryAfter])
+            let client = makeClient(sandbox)
+            let first = await outcome(client, url: try await sandbox.tap(chip: "spare-a"))
+            #expect(first.verdict == .tooManyCalls && first.retryAfterSeconds == 3_600)
+            #expect((first.error?.retryAfterRequested ?? 0) > 3_600, "the log says what the API asked for")
+            let second = await outcome(client, url: try await sandbox.tap(chip: "spare-a"))
+            #expect(second.verdict == .tooManyCalls)
+            #expect((3_599...3_600).contains(second.retryAfterSeconds ?? 0))
+            #expect(try await sandbox.requests().count == 1)
+        }
+    }
+
     @Test func readIsRetriedOnceAfterABadGatewayOrADroppedConnection() async throws {
         try await withSandbox { sandbox in
             let client = makeClient(sandbox)
