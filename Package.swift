@@ -23,8 +23,6 @@ let package = Package(
         // A C target rather than a system library: see Sources/CPCSCLite/include/CPCSCLite.h.
         .target(name: "CPCSCLite", linkerSettings: [.linkedLibrary("pcsclite")]),
         .target(name: "NFCReader", dependencies: ["CPCSCLite", "POSIXSupport"]),
-        // `make bench-nfc`: tap-to-URL latency beside bench/nfc/pcsc_read.c, on the virtual tag.
-        .executableTarget(name: "nfc-bench", dependencies: ["NFCReader", "TestSupport"]),
 
         // QR: frames through libzbar.
         .systemLibrary(
@@ -33,50 +31,70 @@ let package = Package(
             providers: [.apt(["libzbar-dev"])]
         ),
         .target(name: "QRScanner", dependencies: ["CZBar", "POSIXSupport"]),
-        // `make bench-qr`: the decoder's cost per frame beside libzbar's and zxing-cpp's loops.
-        .executableTarget(name: "qr-bench", dependencies: ["QRScanner"]),
 
         // The daemon's parts.
         .target(name: "ScanJournal", dependencies: ["JSONCore"]),
-        .target(name: "VerdictSocket", dependencies: ["ScanJournal", "StationWire", "POSIXSupport"]),
         .target(name: "SystemdSupport", dependencies: ["POSIXSupport"]),
-        // A stand-in service that drives SystemdSupport, for its tests.
-        .executableTarget(name: "notify-probe", dependencies: ["POSIXSupport", "SystemdSupport"]),
+        // The service group: start in order, signals on a thread of their own, stop in reverse order, systemd told.
+        .target(name: "Lifecycle", dependencies: ["POSIXSupport", "SystemdSupport"]),
+        .target(name: "VerdictSocket", dependencies: ["ScanJournal", "StationWire", "POSIXSupport", "Lifecycle"]),
+        // The station core: sources in, one scan and one verdict per string read, every event journaled then published.
         .target(
-            name: "ScanPipeline",
-            dependencies: ["SealTrustKit", "NFCReader", "QRScanner", "ScanJournal", "VerdictSocket", "StationWire", "POSIXSupport"]
+            name: "StationCore",
+            dependencies: [
+                "SealTrustKit", "NFCReader", "QRScanner", "ScanJournal", "VerdictSocket", "StationWire", "POSIXSupport", "Lifecycle",
+            ]
         ),
 
         // Thin executables.
         .executableTarget(
             name: "sealtrust-scand",
-            dependencies: ["ScanPipeline", "SystemdSupport"]
+            dependencies: ["StationCore", "Lifecycle", "SystemdSupport"]
         ),
         .executableTarget(name: "sealtrust-scanctl", dependencies: ["StationWire", "POSIXSupport"]),
-        .executableTarget(name: "socket-bench", dependencies: ["JSONCore", "ScanJournal", "VerdictSocket"]),
-        // Appends until killed: the journal's crash test runs it.
-        .executableTarget(name: "journal-writer", dependencies: ["JSONCore", "ScanJournal"]),
 
+        // What the tests and benchmarks drive: child processes, the sandbox API, the virtual tag, a private
+        // pcscd, a socket line client. Outside Tests/, for the benchmarks; never shipped.
+        .target(name: "Harness", dependencies: ["POSIXSupport"], path: "tools/Harness"),
+
+        // Benchmarks (`make bench-…`), each beside its reference; never shipped.
+        // `make bench-nfc`: tap-to-URL latency beside bench/nfc/pcsc_read.c, on the virtual tag.
+        .executableTarget(name: "nfc-bench", dependencies: ["NFCReader", "Harness"], path: "bench/nfc-bench"),
+        // `make bench-qr`: the decoder's cost per frame beside libzbar's and zxing-cpp's loops.
+        .executableTarget(name: "qr-bench", dependencies: ["QRScanner"], path: "bench/qr-bench"),
+        // `make bench-socket`: the verdict socket's fan-out and memory.
+        .executableTarget(name: "socket-bench", dependencies: ["JSONCore", "POSIXSupport", "ScanJournal", "VerdictSocket", "Harness"], path: "bench/socket-bench"),
         // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).
-        .executableTarget(name: "scand-bench", dependencies: ["JSONCore", "ScanJournal", "SealTrustKit", "TestSupport"]),
+        .executableTarget(
+            name: "scand-bench", dependencies: ["JSONCore", "ScanJournal", "SealTrustKit", "Harness"], path: "bench/scand-bench"
+        ),
 
-        // Launchers for the tools the tests and benchmarks drive: the sandbox API, the virtual tag, a private pcscd.
-        .target(name: "Harness", path: "tools/Harness"),
+        // Probes the tests run as child processes.
+        // A stand-in service that drives SystemdSupport, for its tests.
+        .executableTarget(name: "notify-probe", dependencies: ["POSIXSupport", "SystemdSupport"], path: "Tests/Probes/notify-probe"),
+        // Appends until killed: the journal's crash test runs it.
+        .executableTarget(name: "journal-writer", dependencies: ["JSONCore", "ScanJournal"], path: "Tests/Probes/journal-writer"),
+
         // Tests and what they share.
         .target(name: "TestSupport", dependencies: ["Harness"], path: "Tests/TestSupport"),
         .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "TestSupport"]),
         .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "TestSupport"]),
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "CZBar", "TestSupport"]),
-        .target(name: "SystemdTestSupport", dependencies: ["TestSupport"], path: "Tests/SystemdTestSupport"),
+        .target(name: "SystemdTestSupport", dependencies: ["POSIXSupport", "TestSupport"], path: "Tests/SystemdTestSupport"),
         .testTarget(name: "SystemdSupportTests", dependencies: ["POSIXSupport", "SystemdSupport", "SystemdTestSupport", "TestSupport", "notify-probe"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         .testTarget(name: "StationWireTests", dependencies: ["StationWire"]),
         .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),
+        .testTarget(
+            name: "StationCoreTests",
+            dependencies: ["StationCore", "JSONCore", "ScanJournal", "StationWire", "VerdictSocket", "TestSupport"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "ScanJournalTests", dependencies: ["JSONCore", "ScanJournal", "TestSupport"]),
-        .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "JSONCore", "ScanJournal", "StationWire", "TestSupport"]),
+        .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "JSONCore", "POSIXSupport", "ScanJournal", "StationWire", "TestSupport"]),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["ScanPipeline", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
+            dependencies: ["StationCore", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
         ),
     ],
     swiftLanguageModes: [.v6]

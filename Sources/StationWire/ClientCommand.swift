@@ -55,7 +55,10 @@ public struct ClientCommand: Sendable, Hashable {
         }
         let id = message["id"] ?? .null
         switch id {
-        case .null, .string, .int, .double: break
+        case .null, .string, .int: break
+        // 1e400 reads as infinity, which JSON cannot print: echoed, it would come back as null.
+        case .double(let number) where number.isFinite: break
+        case .double: throw Refusal(id: .null, code: .badArgs, detail: "id is a number too large to echo; use a string")
         default: throw Refusal(id: .null, code: .badArgs, detail: "id must be a string or a number")
         }
         guard let name = message["cmd"]?.stringValue else {
@@ -93,11 +96,13 @@ public struct ClientCommand: Sendable, Hashable {
         }
     }
 
+    /// A `since` beyond Int64 means the same as Int64.max (above every seq), and prints as it: the
+    /// command then reads back the same from its own line.
     private static func wholeNumber(_ value: JSON) -> UInt64? {
         switch value {
         case .int(let number) where number >= 0: return UInt64(number)
         case .double(let number) where number >= 0 && number.rounded() == number:
-            return number < 1.8e19 ? UInt64(number) : UInt64.max
+            return number < 9.2e18 ? UInt64(number) : UInt64(Int64.max)
         default: return nil
         }
     }

@@ -35,10 +35,17 @@ import Testing
             == #"{"cmd":"watch","id":"a","events":["source","verdict"]}"#)
     }
 
+    @Test(arguments: ["1.8e19", "1e300", "9223372036854775808", "18446744073709551616"])
+    func aReplaySinceBeyondAnySeqReadsBackTheSameFromItsPrint(since: String) throws {
+        let command = try ClientCommand.read(Array(#"{"cmd":"replay","since":\#(since)}"#.utf8))
+        #expect(command.action == .replay(since: UInt64(Int64.max)))
+        #expect(try ClientCommand.read(Array(command.json.encoded().utf8)) == command)
+    }
+
     @Test(arguments: [
         (#"{"cmd":"watch","events":["nope"]}"#, ErrorCode.badArgs), (#"{"cmd":"fly"}"#, .unknownCommand),
         ("{", .badJSON), (#"{"cmd":"replay","since":-1}"#, .badArgs), (#"{"cmd":"verify"}"#, .badArgs),
-        (#"[1]"#, .badJSON), (#"{"cmd":"status","id":[1]}"#, .badArgs),
+        (#"[1]"#, .badJSON), (#"{"cmd":"status","id":[1]}"#, .badArgs), (#"{"cmd":"status","id":1e400}"#, .badArgs),
     ])
     func aBadCommandIsRefusedWithTheProtocolsCode(_ line: String, _ code: ErrorCode) {
         #expect(throws: ClientCommand.Refusal.self) { try ClientCommand.read(Array(line.utf8)) }

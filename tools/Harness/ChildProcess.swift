@@ -77,7 +77,7 @@ public final class ChildProcess: Sendable {
         guard spawned == 0 else {
             close(toChild[1])
             close(fromChild[0])
-            throw HarnessFailure("posix_spawn \(executable): \(String(cString: strerror(spawned)))")
+            throw HarnessError("posix_spawn \(executable): \(String(cString: strerror(spawned)))")
         }
         Glibc.signal(SIGPIPE, SIG_IGN)  // a child that died must fail the test, not kill the runner
         pid = child
@@ -104,13 +104,13 @@ public final class ChildProcess: Sendable {
     public func send(_ line: String) throws {
         let bytes = Array((line + "\n").utf8)
         try input.withLock { descriptor in
-            guard let descriptor else { throw HarnessFailure("\(name) (pid \(pid)): its stdin is closed") }
+            guard let descriptor else { throw HarnessError("\(name) (pid \(pid)): its stdin is closed") }
             var offset = 0
             while offset < bytes.count {
                 let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
                 if written < 0 && errno == EINTR { continue }
                 guard written > 0 else {
-                    throw HarnessFailure("\(name) (pid \(pid)) no longer takes commands: \(String(cString: strerror(errno)))")
+                    throw HarnessError("\(name) (pid \(pid)) no longer takes commands: \(String(cString: strerror(errno)))")
                 }
                 offset += written
             }
@@ -156,28 +156,16 @@ public final class ChildProcess: Sendable {
     @discardableResult
     public func waitForExit(timeout: Duration) -> Int32? {
         if let known = exitStatus.withLock({ $0 }) { return known }
-        let deadline = ContinuousClock.now + timeout
-        var status: Int32 = 0
-        while ContinuousClock.now < deadline {
-            if waitpid(pid, &status, WNOHANG) == pid {
-                let signal = status & 0x7f
-                let exit = signal == 0 ? (status >> 8) & 0xff : 128 + signal
-                exitStatus.withLock { $0 = exit }
-                return exit
-            }
-            usleep(5_000)
-        }
-        kill(pid, SIGKILL)
-        waitpid(pid, &status, 0)
-        exitStatus.withLock { $0 = 128 + SIGKILL }
-        return nil
+        let status = reap(pid, within: timeout)
+        exitStatus.withLock { $0 = status ?? 128 + SIGKILL }
+        return status
     }
 
     /// A connected pair of descriptors, both close-on-exec: [0] is the reading end by convention, [1] the writing one.
     private static func channel() throws -> [Int32] {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-            throw HarnessFailure("socketpair: \(String(cString: strerror(errno)))")
+            throw HarnessError("socketpair: \(String(cString: strerror(errno)))")
         }
         return pair
     }
@@ -186,9 +174,9 @@ public final class ChildProcess: Sendable {
                       timeout: Duration) throws -> String? {
         let (found, ended) = output.withLock { ($0.lines.dropFirst(skip).first(where: matches), $0.ended) }
         if let found { return found }
-        if ended { throw HarnessFailure("\(name) (pid \(pid)) ended; its last lines: \(lines.suffix(20))") }
+        if ended { throw HarnessError("\(name) (pid \(pid)) ended; its last lines: \(lines.suffix(20))") }
         if ContinuousClock.now >= deadline {
-            throw HarnessFailure("\(name) (pid \(pid)): no awaited line within \(timeout); its last lines: \(lines.suffix(20))")
+            throw HarnessError("\(name) (pid \(pid)): no awaited line within \(timeout); its last lines: \(lines.suffix(20))")
         }
         return nil
     }
@@ -214,4 +202,21 @@ public final class ChildProcess: Sendable {
         }
         thread.start()
     }
+}
+
+/// Waits up to `timeout` for the child `pid` to end, and reaps it: its exit status, or 128 + the signal that
+/// ended it. A child that still runs then is killed (SIGKILL) and reaped, and the answer is nil.
+public func reap(_ pid: pid_t, within timeout: Duration) -> Int32? {
+    let deadline = ContinuousClock.now + timeout
+    var status: Int32 = 0
+    while ContinuousClock.now < deadline {
+        if waitpid(pid, &status, WNOHANG) == pid {
+            let signal = status & 0x7f
+            return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        }
+        usleep(5_000)
+    }
+    kill(pid, SIGKILL)
+    waitpid(pid, &status, 0)
+    return nil
 }

@@ -16,7 +16,7 @@ public final class PrivatePCSCD: Sendable {
     private let supervisor: ChildProcess
     private let running: Mutex<pid_t?>
 
-    private static let instance = Mutex<Result<PrivatePCSCD, HarnessFailure>?>(nil)
+    private static let instance = Mutex<Result<PrivatePCSCD, HarnessError>?>(nil)
 
     private init(supervisor: ChildProcess, ready: Ready) {
         self.supervisor = supervisor
@@ -32,7 +32,7 @@ public final class PrivatePCSCD: Sendable {
     public static func shared() throws -> PrivatePCSCD {
         try instance.withLock { instance in
             if instance == nil {
-                instance = Result { try start() }.mapError { $0 as? HarnessFailure ?? HarnessFailure("\($0)") }
+                instance = Result { try start() }.mapError { $0 as? HarnessError ?? HarnessError("\($0)") }
             }
             return try instance!.get()
         }
@@ -88,7 +88,7 @@ public final class PrivatePCSCD: Sendable {
             }
             guard line.hasPrefix("READY "), let pid = fields["pid"].flatMap({ pid_t($0) }), let socket = fields["socket"],
                   let port = fields["port"].flatMap({ Int($0) }) else {
-                throw HarnessFailure("private pcscd: \(line)")
+                throw HarnessError("private pcscd: \(line)")
             }
             self.pid = pid
             self.socket = socket

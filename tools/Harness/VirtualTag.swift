@@ -25,7 +25,7 @@ public final class VirtualTag: Sendable {
     public static func start(reader: Int = 0, chip: String = "authentic", mle: Int? = nil, mode: String = "good",
                              counter: Int? = nil, presentGap: Double? = nil) throws -> VirtualTag {
         guard PrivatePCSCD.readerNames.indices.contains(reader) else {
-            throw HarnessFailure("vpcd has readers 0 and 1, not \(reader)")
+            throw HarnessError("vpcd has readers 0 and 1, not \(reader)")
         }
         let pcscd = try PrivatePCSCD.shared()
         var arguments = [vtagScript.path, "--port", String(pcscd.port(reader: reader)), "--chip", chip, "--mode", mode]
@@ -37,7 +37,7 @@ public final class VirtualTag: Sendable {
             _ = try tag.process.waitForLineBlocking(timeout: patience) { $0.hasPrefix("READY") }
         } catch {
             tag.stop()
-            throw HarnessFailure("vtag did not start: \(error)")
+            throw HarnessError("vtag did not start: \(error)")
         }
         return tag
     }
@@ -94,7 +94,7 @@ public final class VirtualTag: Sendable {
         do {
             return try await process.waitForLine(after: skip, timeout: timeout, where: matches)
         } catch {
-            throw HarnessFailure("vtag on \(readerName): \(error)")
+            throw HarnessError("vtag on \(readerName): \(error)")
         }
     }
 
@@ -120,11 +120,11 @@ public final class VirtualTag: Sendable {
         do {
             try process.send(line)
         } catch {
-            throw HarnessFailure("vtag on \(readerName): \(error)")
+            throw HarnessError("vtag on \(readerName): \(error)")
         }
         let answer = try await waitForLine(after: mark) { done($0) || refused($0) }
         if refused(answer) {
-            throw HarnessFailure("vtag on \(readerName) refused '\(line)': \(answer)")
+            throw HarnessError("vtag on \(readerName) refused '\(line)': \(answer)")
         }
     }
 
