@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "SealTrustKit", targets: ["SealTrustKit"]),
         .executable(name: "sealtrust-scand", targets: ["sealtrust-scand"]),
         .executable(name: "sealtrust-scanctl", targets: ["sealtrust-scanctl"]),
+        .executable(name: "sealtrust-kiosk", targets: ["sealtrust-kiosk"]),
     ],
     targets: [
         // The parser and the API client: Foundation only.
@@ -50,6 +51,15 @@ let package = Package(
         // Appends until killed: the journal's crash test runs it.
         .executableTarget(name: "journal-writer", dependencies: ["ScanJournal"]),
 
+        // The kiosk bridge: the page, Server-Sent Events, metrics and health over libmicrohttpd (outputs.md).
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "ScanJournal", "StationClient"]),
+        .executableTarget(name: "sealtrust-kiosk", dependencies: ["KioskBridge"]),
+
         // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).
         .executableTarget(name: "scand-bench", dependencies: ["ScanJournal", "SealTrustKit", "TestSupport"]),
 
@@ -65,6 +75,16 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: ["ScanPipeline", "ScanJournal", "SealTrustKit", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
+        ),
+        // The kiosk bridge's tests and benchmark drive headless Chromium through the DevTools protocol.
+        .target(
+            name: "KioskTestSupport",
+            dependencies: ["ScanJournal", "StationClient", "TestSupport", "SystemdTestSupport"],
+            path: "Tests/KioskTestSupport"
+        ),
+        .testTarget(
+            name: "KioskTests",
+            dependencies: ["KioskBridge", "KioskTestSupport", "ScanJournal", "StationClient", "sealtrust-kiosk", "sealtrust-scand"]
         ),
     ],
     swiftLanguageModes: [.v6]
