@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "sealtrust-scand", targets: ["sealtrust-scand"]),
         .executable(name: "sealtrust-scanctl", targets: ["sealtrust-scanctl"]),
         .executable(name: "sealtrust-kiosk", targets: ["sealtrust-kiosk"]),
+        .library(name: "StationClient", targets: ["StationClient"]),
     ],
     targets: [
         // The parser and the API client: Foundation only.
@@ -47,6 +48,8 @@ let package = Package(
             dependencies: ["ScanPipeline", "SystemdSupport"]
         ),
         .executableTarget(name: "sealtrust-scanctl", dependencies: ["ScanJournal"]),
+        // A client of the daemon's socket for bridges: lines, commands, replay with reconnects.
+        .target(name: "StationClient", dependencies: ["ScanJournal"]),
         .executableTarget(name: "socket-bench", dependencies: ["ScanJournal", "VerdictSocket"]),
         // Appends until killed: the journal's crash test runs it.
         .executableTarget(name: "journal-writer", dependencies: ["ScanJournal"]),
@@ -72,6 +75,8 @@ let package = Package(
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport", "SystemdTestSupport", "TestSupport", "notify-probe"]),
         .testTarget(name: "ScanJournalTests", dependencies: ["ScanJournal", "TestSupport"]),
         .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "ScanJournal", "TestSupport"]),
+        .target(name: "BridgeTestSupport", dependencies: ["TestSupport", "SystemdTestSupport"], path: "Tests/BridgeTestSupport"),
+        .testTarget(name: "StationClientTests", dependencies: ["StationClient", "BridgeTestSupport", "sealtrust-scand"]),
         .testTarget(
             name: "DaemonTests",
             dependencies: ["ScanPipeline", "ScanJournal", "SealTrustKit", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
