@@ -1,7 +1,8 @@
 import StationClient
 
 /// Brings a resuming stream the events it missed: a connection of its own asks `replay` from the
-/// stream's `Last-Event-ID`, reads up to the seam (`ack` with `replayed`), and hands them to the hub.
+/// stream's `Last-Event-ID`, reads up to the seam, and hands them to the hub. The seam is the newest seq the
+/// `hello` named, or the `ack` with `replayed` where the daemon sends one; what came later the hub holds.
 public struct StreamResumer: Sendable {
     let socketPath: String
     let hub: EventHub
@@ -42,6 +43,8 @@ public struct StreamResumer: Sendable {
     private func replay(since: UInt64) async -> [(seq: UInt64, frame: [UInt8])]? {
         guard let connection = try? await StationConnection.connect(path: socketPath) else { return nil }
         defer { connection.close() }
+        let seam = connection.hello.lastSeq
+        guard since < seam else { return [] }
         // Live events are not wanted here: the hub has them. Replayed events are the answer to `replay`, never filtered.
         guard (try? connection.send(StationCommand(.watch([]), id: Self.quietID))) != nil else { return nil }
         var quiet = false
@@ -56,19 +59,22 @@ public struct StreamResumer: Sendable {
                 events.append((seq, EventFrame.journaled(seq: seq, type: message.type, line: message.line)))
                 // A page away for long gets the newest events only; memory stays bounded.
                 if events.count >= 2 * EventHub.heldLimit { events.removeFirst(EventHub.heldLimit) }
+                if seq >= seam { return newest(events, since: since) }
             } else if message.id == Self.replayID {
                 if message.type == "error", message.code == "not_available" {
                     log.warning("a page resumed after event \(since), which the daemon's journal no longer holds: it continues live")
                     return events
                 }
-                if message.type == "ack" {
-                    if events.count > EventHub.heldLimit {
-                        log.warning("a page resumed after event \(since): only the newest \(EventHub.heldLimit) events are sent again")
-                    }
-                    return Array(events.suffix(EventHub.heldLimit))
-                }
+                if message.type == "ack" { return newest(events, since: since) }
             }
         }
         return nil
+    }
+
+    private func newest(_ events: [(seq: UInt64, frame: [UInt8])], since: UInt64) -> [(seq: UInt64, frame: [UInt8])] {
+        if events.count > EventHub.heldLimit {
+            log.warning("a page resumed after event \(since): only the newest \(EventHub.heldLimit) events are sent again")
+        }
+        return Array(events.suffix(EventHub.heldLimit))
     }
 }
