@@ -17,3 +17,11 @@ static inline struct MHD_Daemon *kiosk_mhd_start(int listen_fd, unsigned int con
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_END);
 }
+
+/* MHD_get_connection_info is variadic too: the socket of a connection, or -1. A suspended event stream is
+   not watched by libmicrohttpd, so the bridge looks at its socket itself to learn that the client left. */
+static inline int kiosk_mhd_connection_fd(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}

@@ -101,6 +101,16 @@ public final class EventHub: Sendable {
         }
     }
 
+    /// Frees the connections of streams whose clients left while nothing was being sent.
+    public func sweep() {
+        state.withLock { state in
+            for (id, subscriber) in state.subscribers {
+                subscriber.stream.endIfClientLeft()
+                if subscriber.stream.isFinished { state.subscribers[id] = nil }
+            }
+        }
+    }
+
     public func keepAlive() {
         broadcast { _ in EventFrame.keepAlive }
     }

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Glibc
 import Synchronization
 
 /// One open `GET /events` response: the bytes waiting for the client, handed to libmicrohttpd as it can send them.
@@ -65,6 +66,23 @@ public final class EventStream: Sendable {
                 state.suspended = false
                 MHD_resume_connection(connection.pointer)
             }
+        }
+    }
+
+    /// A suspended stream whose client hung up is ended, so that its connection is freed now rather than
+    /// at the next event or keep-alive: the bridge serves only 64 connections.
+    func endIfClientLeft() {
+        state.withLock { state in
+            guard state.suspended, let connection = state.connection else { return }
+            let socket = kiosk_mhd_connection_fd(connection.pointer)
+            guard socket >= 0 else { return }
+            // The client sends nothing after its request: an end of stream or an error here means it is gone.
+            var byte: UInt8 = 0
+            let peeked = recv(socket, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+            guard peeked == 0 || (peeked < 0 && errno != EAGAIN && errno != EINTR) else { return }
+            state.ended = true
+            state.suspended = false
+            MHD_resume_connection(connection.pointer)
         }
     }
 

@@ -49,9 +49,12 @@ await withTaskGroup(of: Void.self) { group in
         await StationLink(socketPath: options.socketPath, hub: hub, station: station, log: log).run()
     }
     group.addTask {
+        var ticks = 0
         while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(15))
-            hub.keepAlive()
+            try? await Task.sleep(for: .seconds(1))
+            hub.sweep()
+            ticks += 1
+            if ticks % 15 == 0 { hub.keepAlive() }
         }
     }
     // SIGTERM and SIGINT end the process as their default does: nothing is kept on disk, and browsers reconnect.

@@ -8,7 +8,7 @@ public final class HTTPProbe {
     private var buffer: [UInt8] = []
 
     /// `receiveBuffer`: a small kernel buffer makes a slow reader slow for real.
-    public init(port: Int, receiveBuffer: Int32? = nil) throws {
+    public init(port: Int, receiveBuffer: Int32? = nil, connectTimeout: Duration = .seconds(5)) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw BrowserError("socket: \(String(cString: strerror(errno)))") }
         if var size = receiveBuffer {
@@ -18,13 +18,26 @@ public final class HTTPProbe {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
+        // Connects without blocking: a server at its connection limit leaves new ones waiting in its backlog.
+        let flags = fcntl(descriptor, F_GETFL)
+        _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
+        let started = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
+        var failure: Int32 = started == 0 ? 0 : errno
+        if failure == EINPROGRESS {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+            if poll(&poller, 1, Int32(connectTimeout.components.seconds * 1000 + connectTimeout.components.attoseconds / 1_000_000_000_000_000)) == 1 {
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &failure, &length)
+            } else {
+                failure = ETIMEDOUT
+            }
+        }
+        _ = fcntl(descriptor, F_SETFL, flags)
+        guard failure == 0 else {
             Glibc.close(descriptor)
-            throw BrowserError("connect: \(reason)")
+            throw BrowserError("connect: \(String(cString: strerror(failure)))")
         }
     }
 
