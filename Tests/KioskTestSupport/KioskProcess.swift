@@ -10,10 +10,12 @@ public final class KioskProcess: Sendable {
     public let base: String
     public let port: Int
 
-    public init(socketPath: String, language: String = "en", hold: Int = 8, extra: [String] = []) throws {
+    /// `memoryDenyWriteExecute`: under the kernel's form of the unit's MemoryDenyWriteExecute=yes.
+    public init(socketPath: String, language: String = "en", hold: Int = 8, memoryDenyWriteExecute: Bool = false) throws {
         process = try SupervisedProcess(executable: builtProduct("sealtrust-kiosk"),
                                         arguments: ["--socket", socketPath, "--listen", "127.0.0.1:0", "--lang", language,
-                                                    "--hold", String(hold)] + extra)
+                                                    "--hold", String(hold)],
+                                        memoryDenyWriteExecute: memoryDenyWriteExecute)
         let deadline = ContinuousClock.now + .seconds(15)
         var found: String?
         while ContinuousClock.now < deadline {

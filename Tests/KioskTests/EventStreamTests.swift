@@ -82,4 +82,21 @@ struct EventStreamTests {
         #expect(next.flatMap { Int64($0.id ?? "") } == missedLast + 1, "then live, from the next seq")
         _ = after
     }
+
+    /// The unit says MemoryDenyWriteExecute=yes: the bridge serves its page and a stream under PR_SET_MDWE.
+    @Test func theBridgeNeedsNoWritableExecutableMemory() async throws {
+        let rig = try StationRig()
+        let guarded = try KioskProcess(socketPath: rig.socketPath, memoryDenyWriteExecute: true)
+        defer { guarded.stop() }
+        #expect(try httpGet(port: guarded.port, path: "/").status == 200)
+        let stream = try HTTPProbe(port: guarded.port)
+        #expect(stream.get("/events") && stream.readHead()?.status == 200)
+        let station = try await rig.connect()
+        defer { station.close() }
+        let (_, verdict) = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "mdwe")
+        var event = stream.nextEvent()
+        while event != nil, event?.name != "verdict" { event = stream.nextEvent() }
+        #expect(event?.id == verdict["seq"]?.integerValue.map { String($0) })
+        #expect(guarded.isRunning)
+    }
 }
