@@ -87,6 +87,12 @@ let package = Package(
             dependencies: ["ScanJournal", "StationClient", "TestSupport", "SystemdTestSupport"],
             path: "Tests/KioskTestSupport"
         ),
+        // `make bench-kiosk`: from a verdict to the page showing it, through the DevTools protocol (mk/kiosk.mk).
+        .executableTarget(
+            name: "kiosk-bench",
+            dependencies: ["KioskTestSupport", "ScanJournal", "StationClient"],
+            path: "bench/kiosk"
+        ),
         .testTarget(
             name: "KioskTests",
             dependencies: ["KioskBridge", "KioskTestSupport", "ScanJournal", "StationClient", "sealtrust-kiosk", "sealtrust-scand"]
