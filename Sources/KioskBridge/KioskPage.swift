@@ -191,6 +191,7 @@ public enum KioskPage {
       function onStation(event) {
         const v = parse(event);
         if (!v) return;
+        document.body.dataset.station = v.state === "online" ? "online" : "offline";
         if (v.state === "offline") {
           offline = true;
           showOffline();
@@ -208,6 +209,7 @@ public enum KioskPage {
         source.addEventListener("station", onStation);
         source.onerror = function () {
           offline = true;
+          document.body.dataset.station = "offline";
           showOffline();
           // A browser gives up on a stream the server refused; the page does not.
           if (source.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
