@@ -7,19 +7,30 @@ let package = Package(
         .library(name: "SealTrustKit", targets: ["SealTrustKit"]),
         .executable(name: "sealtrust-scand", targets: ["sealtrust-scand"]),
         .executable(name: "sealtrust-scanctl", targets: ["sealtrust-scanctl"]),
-        .executable(name: "sealtrust-kiosk", targets: ["sealtrust-kiosk"]),
         .library(name: "StationClient", targets: ["StationClient"]),
+        .executable(name: "sealtrust-kiosk", targets: ["sealtrust-kiosk"]),
     ],
     targets: [
-        // The parser and the API client: Foundation only.
-        .target(name: "SealTrustKit"),
+        // Thin typed calls over the system: errno as a value, Unix socket addresses, descriptors, named threads.
+        .target(name: "POSIXSupport"),
+        // The one JSON value type, its parser and its writer, for API bodies, events and commands alike.
+        .target(name: "JSONCore"),
+        // Protocol 1's words: typed events, commands and answers, and the one-line event formatter.
+        .target(name: "StationWire", dependencies: ["JSONCore"]),
+
+        // The parser and the API client: FoundationEssentials and the JSON target; the transport writes and reads
+        // HTTP/1.1 itself over libcurl's connections.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "SealTrustKit", dependencies: ["JSONCore", "CCurl"]),
 
         // NFC: PC/SC readers through pcscd.
         // A C target rather than a system library: see Sources/CPCSCLite/include/CPCSCLite.h.
         .target(name: "CPCSCLite", linkerSettings: [.linkedLibrary("pcsclite")]),
-        .target(name: "NFCReader", dependencies: ["CPCSCLite"]),
-        // `make bench-nfc`: tap-to-URL latency beside bench/nfc/pcsc_read.c, on the virtual tag.
-        .executableTarget(name: "nfc-bench", dependencies: ["NFCReader", "TestSupport"]),
+        .target(name: "NFCReader", dependencies: ["CPCSCLite", "POSIXSupport"]),
 
         // QR: frames through libzbar.
         .systemLibrary(
@@ -27,32 +38,30 @@ let package = Package(
             pkgConfig: "zbar",
             providers: [.apt(["libzbar-dev"])]
         ),
-        .target(name: "QRScanner", dependencies: ["CZBar"]),
-        // `make bench-qr`: the decoder's cost per frame beside libzbar's and zxing-cpp's loops.
-        .executableTarget(name: "qr-bench", dependencies: ["QRScanner"]),
+        .target(name: "QRScanner", dependencies: ["CZBar", "POSIXSupport"]),
 
         // The daemon's parts.
-        .target(name: "ScanJournal"),
-        .target(name: "VerdictSocket", dependencies: ["ScanJournal"]),
-        .target(name: "SystemdSupport"),
-        // A stand-in service that drives SystemdSupport, for its tests.
-        .executableTarget(name: "notify-probe", dependencies: ["SystemdSupport"]),
+        .target(name: "ScanJournal", dependencies: ["JSONCore"]),
+        .target(name: "SystemdSupport", dependencies: ["POSIXSupport"]),
+        // The service group: start in order, signals on a thread of their own, stop in reverse order, systemd told.
+        .target(name: "Lifecycle", dependencies: ["POSIXSupport", "SystemdSupport"]),
+        .target(name: "VerdictSocket", dependencies: ["ScanJournal", "StationWire", "POSIXSupport", "Lifecycle"]),
+        // The station core: sources in, one scan and one verdict per string read, every event journaled then published.
         .target(
-            name: "ScanPipeline",
-            dependencies: ["SealTrustKit", "NFCReader", "QRScanner", "ScanJournal", "VerdictSocket"]
+            name: "StationCore",
+            dependencies: [
+                "SealTrustKit", "NFCReader", "QRScanner", "ScanJournal", "VerdictSocket", "StationWire", "POSIXSupport", "Lifecycle",
+            ]
         ),
 
         // Thin executables.
         .executableTarget(
             name: "sealtrust-scand",
-            dependencies: ["ScanPipeline", "SystemdSupport"]
+            dependencies: ["StationCore", "Lifecycle", "SystemdSupport"]
         ),
-        .executableTarget(name: "sealtrust-scanctl", dependencies: ["ScanJournal"]),
+        .executableTarget(name: "sealtrust-scanctl", dependencies: ["StationWire", "POSIXSupport"]),
         // A client of the daemon's socket for bridges: lines, commands, replay with reconnects.
-        .target(name: "StationClient", dependencies: ["ScanJournal"]),
-        .executableTarget(name: "socket-bench", dependencies: ["ScanJournal", "VerdictSocket"]),
-        // Appends until killed: the journal's crash test runs it.
-        .executableTarget(name: "journal-writer", dependencies: ["ScanJournal"]),
+        .target(name: "StationClient", dependencies: ["JSONCore"]),
 
         // The kiosk bridge: the page, Server-Sent Events, metrics and health over libmicrohttpd (outputs.md).
         .systemLibrary(
@@ -60,42 +69,65 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
-        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "ScanJournal", "StationClient"]),
+        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "JSONCore", "StationClient"]),
         .executableTarget(name: "sealtrust-kiosk", dependencies: ["KioskBridge"]),
 
-        // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).
-        .executableTarget(name: "scand-bench", dependencies: ["ScanJournal", "SealTrustKit", "TestSupport"]),
+        // What the tests and benchmarks drive: child processes, the sandbox API, the virtual tag, a private
+        // pcscd, a socket line client. Outside Tests/, for the benchmarks; never shipped.
+        .target(name: "Harness", dependencies: ["POSIXSupport"], path: "tools/Harness"),
+        // Headless Chromium over the DevTools pipe, raw HTTP probes and a daemon-plus-bridge station, for the
+        // kiosk's tests and its benchmark.
+        .target(name: "KioskHarness", dependencies: ["Harness", "JSONCore", "StationClient"], path: "tools/KioskHarness"),
 
-        // Tests and what they share: launchers for the sandbox API and the virtual tag.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Benchmarks (`make bench-…`), each beside its reference; never shipped.
+        // `make bench-nfc`: tap-to-URL latency beside bench/nfc/pcsc_read.c, on the virtual tag.
+        .executableTarget(name: "nfc-bench", dependencies: ["NFCReader", "Harness"], path: "bench/nfc-bench"),
+        // `make bench-qr`: the decoder's cost per frame beside libzbar's and zxing-cpp's loops.
+        .executableTarget(name: "qr-bench", dependencies: ["QRScanner"], path: "bench/qr-bench"),
+        // `make bench-socket`: the verdict socket's fan-out and memory.
+        .executableTarget(name: "socket-bench", dependencies: ["JSONCore", "POSIXSupport", "ScanJournal", "VerdictSocket", "Harness"], path: "bench/socket-bench"),
+        // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).
+        .executableTarget(
+            name: "scand-bench", dependencies: ["JSONCore", "ScanJournal", "SealTrustKit", "Harness"], path: "bench/scand-bench"
+        ),
+
+        // `make bench-kiosk`: from a verdict to the page showing it, through the DevTools protocol (mk/kiosk.mk).
+        .executableTarget(name: "kiosk-bench", dependencies: ["KioskHarness", "JSONCore", "StationClient"], path: "bench/kiosk"),
+
+        // Probes the tests run as child processes.
+        // A stand-in service that drives SystemdSupport, for its tests.
+        .executableTarget(name: "notify-probe", dependencies: ["POSIXSupport", "SystemdSupport"], path: "Tests/Probes/notify-probe"),
+        // Appends until killed: the journal's crash test runs it.
+        .executableTarget(name: "journal-writer", dependencies: ["JSONCore", "ScanJournal"], path: "Tests/Probes/journal-writer"),
+
+        // Tests and what they share.
+        .target(name: "TestSupport", dependencies: ["Harness"], path: "Tests/TestSupport"),
         .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "TestSupport"]),
         .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "TestSupport"]),
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "CZBar", "TestSupport"]),
-        .target(name: "SystemdTestSupport", dependencies: ["TestSupport"], path: "Tests/SystemdTestSupport"),
-        .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport", "SystemdTestSupport", "TestSupport", "notify-probe"]),
-        .testTarget(name: "ScanJournalTests", dependencies: ["ScanJournal", "TestSupport"]),
-        .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "ScanJournal", "TestSupport"]),
+        .target(name: "SystemdTestSupport", dependencies: ["POSIXSupport", "TestSupport"], path: "Tests/SystemdTestSupport"),
+        .testTarget(name: "SystemdSupportTests", dependencies: ["POSIXSupport", "SystemdSupport", "SystemdTestSupport", "TestSupport", "notify-probe"]),
+        .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+        .testTarget(name: "StationWireTests", dependencies: ["StationWire"]),
+        .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),
+        .testTarget(
+            name: "StationCoreTests",
+            dependencies: ["StationCore", "JSONCore", "ScanJournal", "StationWire", "VerdictSocket", "TestSupport"],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(name: "ScanJournalTests", dependencies: ["JSONCore", "ScanJournal", "TestSupport"]),
+        .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "JSONCore", "POSIXSupport", "ScanJournal", "StationWire", "TestSupport"]),
         .target(name: "BridgeTestSupport", dependencies: ["TestSupport", "SystemdTestSupport"], path: "Tests/BridgeTestSupport"),
         .testTarget(name: "StationClientTests", dependencies: ["StationClient", "BridgeTestSupport", "sealtrust-scand"]),
         .testTarget(
-            name: "DaemonTests",
-            dependencies: ["ScanPipeline", "ScanJournal", "SealTrustKit", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
-        ),
-        // The kiosk bridge's tests and benchmark drive headless Chromium through the DevTools protocol.
-        .target(
-            name: "KioskTestSupport",
-            dependencies: ["ScanJournal", "StationClient", "TestSupport", "SystemdTestSupport"],
-            path: "Tests/KioskTestSupport"
-        ),
-        // `make bench-kiosk`: from a verdict to the page showing it, through the DevTools protocol (mk/kiosk.mk).
-        .executableTarget(
-            name: "kiosk-bench",
-            dependencies: ["KioskTestSupport", "ScanJournal", "StationClient"],
-            path: "bench/kiosk"
+            name: "KioskTests",
+            dependencies: [
+                "KioskBridge", "KioskHarness", "TestSupport", "SystemdTestSupport", "JSONCore", "StationClient", "sealtrust-kiosk", "sealtrust-scand",
+            ]
         ),
         .testTarget(
-            name: "KioskTests",
-            dependencies: ["KioskBridge", "KioskTestSupport", "ScanJournal", "StationClient", "sealtrust-kiosk", "sealtrust-scand"]
+            name: "DaemonTests",
+            dependencies: ["StationCore", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,4 @@
-import ScanJournal
+import JSONCore
 import Synchronization
 
 /// What the bridge knows of the daemon, for `/metrics` and `/healthz`: its last `status`, and counts from its events.

@@ -1,9 +1,8 @@
 import CPCSCLite
-import Dispatch
-import Foundation
+import POSIXSupport
 import Synchronization
 
-/// The thread behind one `NFCMonitor.events()` stream: it owns a PC/SC context, waits on every
+/// The thread behind one running `NFCMonitor`: it owns a PC/SC context, waits on every
 /// matching reader plus the plug-and-play pseudo-reader, hands each presentation to that reader's
 /// worker, and rebuilds everything when pcscd goes away and comes back.
 final class MonitorSession: Sendable {
@@ -15,16 +14,12 @@ final class MonitorSession: Sendable {
     private let readerFilter: String?
     private let emit: @Sendable (NFCEvent) -> Void
     private let control = Mutex(Control())
-    private let wakeFromBackoff = DispatchSemaphore(value: 0)
-    private let exited = DispatchSemaphore(value: 0)
+    private let wakeFromBackoff = ThreadSignal()
+    private let exited = ThreadSignal()
 
     init(readerFilter: String?, emit: @escaping @Sendable (NFCEvent) -> Void) {
         self.readerFilter = readerFilter
         self.emit = emit
-    }
-
-    func start() {
-        Thread { [self] in run() }.start()
     }
 
     /// Ends the session promptly; the monitor thread releases its context on its way out.
@@ -36,18 +31,17 @@ final class MonitorSession: Sendable {
         guard !alreadyStopping else { return }
         wakeFromBackoff.signal()
         // SCardCancel only ends a wait already in progress, so repeat it until the thread has gone.
-        Thread { [self] in
+        OSThread.start(name: "nfc-cancel") { [self] in
             repeat {
                 control.withLock { $0.canceller }?.cancel()
-            } while exited.wait(timeout: .now() + .milliseconds(20)) == .timedOut
-        }.start()
+            } while !exited.wait(timeout: .milliseconds(20))
+        }
     }
 
     private var stopping: Bool { control.withLock { $0.stopping } }
 
-    private func run() {
-        // For `ps -L`: Foundation's `Thread.name` does not reach the thread itself on Linux.
-        try? "nfc-monitor".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+    /// The monitor thread's body: returns once the session is stopped.
+    func run() {
         var workers: [String: ReaderWorker] = [:]
         var backoff = Backoff()
         var inOutage = false
@@ -73,7 +67,7 @@ final class MonitorSession: Sendable {
                     inOutage = true
                     emit(.serviceUnavailable(detail: error.description))
                 }
-                _ = wakeFromBackoff.wait(timeout: .now() + backoff.take().dispatchInterval)
+                _ = wakeFromBackoff.wait(timeout: backoff.take())
             }
         }
     }

@@ -85,12 +85,13 @@ public final class StationFeed: AsyncSequence, Sendable {
         /// nil only when the task is cancelled.
         public mutating func next() async -> StationUpdate? {
             while !Task.isCancelled {
-                if !queued.isEmpty { return queued.removeFirst() }
                 if let restart = feed.takeRestart() {
                     lastSeq = restart
+                    queued.removeAll()
                     drop()
                     wait = nil
                 }
+                if !queued.isEmpty { return queued.removeFirst() }
                 if let pause = wait {
                     wait = nil
                     do { try await Task.sleep(for: pause) } catch { return nil }
@@ -101,6 +102,7 @@ public final class StationFeed: AsyncSequence, Sendable {
                     continue
                 }
                 guard let message = await connection.next() else {
+                    if Task.isCancelled { break }
                     let ending = connection.ending ?? .closedByDaemon
                     drop()
                     if feed.restartPending { continue }

@@ -1,4 +1,4 @@
-import ScanJournal
+import JSONCore
 
 // The one file that knows today's JSON type: moving to another wire module changes only this file.
 

@@ -1,18 +1,19 @@
-import Dispatch
-import Foundation
 import Glibc
+import Lifecycle
+import POSIXSupport
 import ScanJournal
 import Synchronization
 
 /// The verdict socket of protocol 1: a non-blocking Unix stream server on a thread of its own.
-public final class VerdictServer: Sendable {
+public final class VerdictServer: EventPublisher, Service {
+    public let name = "verdict server"
     public let configuration: VerdictServerConfiguration
     private let journal: Journal
 
     private struct Running {
         let listenDescriptor: Int32
         let mailbox: ServerMailbox
-        let finished: DispatchSemaphore
+        let finished: ThreadSignal
     }
 
     private let running = Mutex<Running?>(nil)
@@ -33,24 +34,25 @@ public final class VerdictServer: Sendable {
             let mailbox = try ServerMailbox()
             let listenDescriptor: Int32
             if let inherited = configuration.inheritedDescriptor {
-                try UnixSocket.setNonBlocking(inherited)
+                do throws(Errno) {
+                    try FileDescriptor.setNonBlocking(inherited)
+                } catch {
+                    throw .system(operation: "fcntl", path: "the socket systemd passed", errno: error)
+                }
                 listenDescriptor = inherited
             } else {
-                listenDescriptor = try UnixSocket.listen(path: configuration.path)
+                listenDescriptor = try SocketFile.listen(path: configuration.path)
             }
-            let finished = DispatchSemaphore(value: 0)
+            let finished = ThreadSignal()
             let configuration = configuration
             let journal = journal
-            let thread = Thread {
-                // For `ps -L`: Foundation's `Thread.name` does not reach the thread itself on Linux.
-                try? "verdict-socket".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+            OSThread.start(name: "verdict-socket") {
                 ServerLoop(
                     listenDescriptor: listenDescriptor, mailbox: mailbox, configuration: configuration,
                     journal: journal, delegate: delegate
                 ).run()
                 finished.signal()
             }
-            thread.start()
             running = Running(listenDescriptor: listenDescriptor, mailbox: mailbox, finished: finished)
         }
     }
@@ -78,5 +80,11 @@ public final class VerdictServer: Sendable {
         if configuration.inheritedDescriptor == nil {
             unlink(configuration.path)
         }
+    }
+
+    /// As a service: serves (once `start`ed) until cancelled, then stops.
+    public func run() async {
+        await waitForCancellation()
+        stop()
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import Glibc
+import JSONCore
 import ScanJournal
 import Testing
 import TestSupport
 
 /// Misbehaving clients get their answers alone; a stalled one is dropped; connections leave nothing behind.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct ProtocolTests {
     @Test func badLinesAreAnsweredToTheirSenderOnly() throws {
         let daemon = try ScanDaemon(api: nil).waitUntilListening()

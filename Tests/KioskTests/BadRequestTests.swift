@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-import KioskTestSupport
-import ScanJournal
+import KioskHarness
+import JSONCore
 import StationClient
 import Testing
 

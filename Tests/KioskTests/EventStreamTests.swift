@@ -1,7 +1,8 @@
 import Foundation
-import KioskTestSupport
-import ScanJournal
+import KioskHarness
+import JSONCore
 import StationClient
+import SystemdTestSupport
 import Testing
 
 /// `/events`: Server-Sent Events with the socket's JSON unchanged, resumed by `Last-Event-ID` through `replay`.
@@ -86,7 +87,7 @@ struct EventStreamTests {
     /// The unit says MemoryDenyWriteExecute=yes: the bridge serves its page and a stream under PR_SET_MDWE.
     @Test func theBridgeNeedsNoWritableExecutableMemory() async throws {
         let rig = try StationRig()
-        let guarded = try KioskProcess(socketPath: rig.socketPath, memoryDenyWriteExecute: true)
+        let guarded = try KioskProcess(socketPath: rig.socketPath, launcher: ["/usr/bin/python3", "-c", refuseWriteExecute])
         defer { guarded.stop() }
         #expect(try httpGet(port: guarded.port, path: "/").status == 200)
         let stream = try HTTPProbe(port: guarded.port)

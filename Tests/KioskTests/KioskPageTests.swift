@@ -1,6 +1,6 @@
 import Foundation
-import KioskTestSupport
-import ScanJournal
+import KioskHarness
+import JSONCore
 import StationClient
 import Testing
 

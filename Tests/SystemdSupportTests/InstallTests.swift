@@ -5,7 +5,7 @@ import Testing
 
 /// `make install` into a scratch root: every file lands where the units, rules and configuration point,
 /// and `make uninstall` takes back exactly that.
-@Suite struct InstallTests {
+@Suite(.timeLimit(.minutes(1))) struct InstallTests {
     let root: ScratchDirectory
     let products = URL(fileURLWithPath: builtProduct("sealtrust-scand")).deletingLastPathComponent().path
 

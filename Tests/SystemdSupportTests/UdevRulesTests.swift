@@ -5,7 +5,7 @@ import Testing
 
 /// udev 252 has no `udevadm verify`: the rules are checked here against udev's own grammar
 /// (rules(7): comma-separated KEY[{attribute}] OPERATOR "value"), the commented camera example included.
-@Suite struct UdevRulesTests {
+@Suite(.timeLimit(.minutes(1))) struct UdevRulesTests {
     static let matchKeys: Set<String> = ["ACTION", "DEVPATH", "KERNEL", "KERNELS", "NAME", "SYMLINK", "SUBSYSTEM",
         "SUBSYSTEMS", "DRIVER", "DRIVERS", "ATTR", "ATTRS", "SYSCTL", "ENV", "CONST", "TAG", "TAGS", "TEST", "PROGRAM", "RESULT"]
     static let assignKeys: Set<String> = ["NAME", "SYMLINK", "OWNER", "GROUP", "MODE", "SECLABEL", "ATTR", "SYSCTL", "ENV",

@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
+import JSONCore
 import ScanJournal
 import Testing
 import VerdictSocket
 
-@Suite(.serialized) struct ProtocolTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct ProtocolTests {
     @Test func aNewClientIsGreetedAndReceivesEveryEventType() throws {
         let daemon = try FakeDaemon()
         defer { daemon.tearDown() }

@@ -12,8 +12,8 @@
 // path from the socket to the screen is measured.
 import Foundation
 import Glibc
-import KioskTestSupport
-import ScanJournal
+import KioskHarness
+import JSONCore
 import StationClient
 import Synchronization
 

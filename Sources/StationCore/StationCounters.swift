@@ -1,0 +1,43 @@
+import JSONCore
+import StationWire
+import Synchronization
+
+/// What `status` and the systemd status line count.
+final class StationCounters: Sendable {
+    private struct Counts {
+        var scans = 0
+        var verdicts: [Outcome: Int] = [:]
+        var apiErrors = 0
+        var lastAPIError: String?
+    }
+
+    private let counts = Mutex(Counts())
+
+    func countScan() {
+        counts.withLock { $0.scans += 1 }
+    }
+
+    func count(_ verdict: Verdict) {
+        counts.withLock { counts in
+            counts.verdicts[verdict.outcome, default: 0] += 1
+            if verdict.isAPIError {
+                counts.apiErrors += 1
+                counts.lastAPIError = verdict.logSummary
+            }
+        }
+    }
+
+    var scans: Int { counts.withLock { $0.scans } }
+    var lastAPIError: String? { counts.withLock { $0.lastAPIError } }
+
+    /// Every outcome is listed, zero included, in the protocol's order.
+    var json: JSON {
+        counts.withLock { counts in
+            .object([
+                ("scans", .int(Int64(counts.scans))),
+                ("verdicts", .object(Outcome.allCases.map { ($0.rawValue, .int(Int64(counts.verdicts[$0] ?? 0))) })),
+                ("api_errors", .int(Int64(counts.apiErrors))),
+            ])
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import StationWire
+
+/// The sentences a station's screen shows for what the kit's `ScreenTexts` does not cover:
+/// a printed code that names nothing, and tags or codes that could not be read.
+public struct StationMessages: Sendable {
+    public var notFound: String
+    public var holdStill: String
+    public var noSealTrustLink: String
+    public var unreadableTag: String
+    public var unreadableCode: String
+
+    public static let english = StationMessages(
+        notFound: "Product not found. Check the code and try again.",
+        holdStill: "Hold the tag still and try again.",
+        noSealTrustLink: "This tag carries no SealTrust link.",
+        unreadableTag: "This tag could not be read. Try again.",
+        unreadableCode: "This code could not be read. It is not a SealTrust code."
+    )
+
+    public static let french = StationMessages(
+        notFound: "Produit introuvable. Vérifiez le code et réessayez.",
+        holdStill: "Maintenez l'étiquette immobile et réessayez.",
+        noSealTrustLink: "Cette étiquette ne porte pas de lien SealTrust.",
+        unreadableTag: "Cette étiquette n'a pas pu être lue. Réessayez.",
+        unreadableCode: "Ce code n'a pas pu être lu. Ce n'est pas un code SealTrust."
+    )
+
+    public static func forLanguage(_ language: DaemonOptions.Language) -> StationMessages {
+        switch language {
+        case .en: english
+        case .fr: french
+        }
+    }
+
+    /// What to show for a `read_error`, by its reason.
+    public func readError(reason: ReadErrorReason) -> String {
+        switch reason {
+        case .removedDuringRead, .io: holdStill
+        case .noNDEFApplication, .emptyNDEF, .noURIRecord: noSealTrustLink
+        case .invalidUTF8: unreadableCode
+        case .malformedNDEF, .lengthBeyondFile, .statusWord: unreadableTag
+        }
+    }
+}
