@@ -115,11 +115,6 @@ public final class EventHub: Sendable {
         broadcast { _ in EventFrame.keepAlive }
     }
 
-    /// The streams still open.
-    public var openStreams: Int {
-        state.withLock { state in state.subscribers.values.filter { !$0.stream.isFinished }.count }
-    }
-
     private func broadcast(_ frame: (inout State) -> [UInt8]?) {
         state.withLock { state in
             guard let bytes = frame(&state) else { return }
