@@ -1,3 +1,4 @@
+import POSIXSupport
 import SystemdSupport
 
 /// Runs the daemon's services: starts them in order, owns the signals, and stops them in reverse order.
@@ -45,6 +46,20 @@ public final class ServiceGroup: Sendable {
         case service(Int, (any Error)?)
         case stopRequested(String)
         case deadline
+    }
+
+    /// Runs the group from a synchronous `main`, blocking the calling thread until every service has stopped.
+    ///
+    /// `main` stays synchronous on purpose: an async `main` hands the main thread to libdispatch, which parks it in
+    /// sigsuspend(2) with every signal unblocked, and a SIGTERM taken there ends the process with its default action.
+    /// The main thread waits here instead, its signals blocked, so the watcher thread takes every one.
+    public func runBlockingMainThread() {
+        let stopped = ThreadSignal()
+        Task.detached {
+            await self.run()
+            stopped.signal()
+        }
+        stopped.wait()
     }
 
     /// Returns once every service has stopped, after a stop signal (or once all ended on their own).

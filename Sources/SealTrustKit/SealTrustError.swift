@@ -58,12 +58,19 @@ public enum SealTrustError: Error, Sendable, Hashable, CustomStringConvertible {
         error as? SealTrustError ?? .transport(TransportFailure(.reset, "the call was interrupted (\(error))"))
     }
 
+    /// How long the station waits: what a 429 asked for, an hour at most.
     public var retryAfterSeconds: Int? {
         switch self {
-        case .api(_, _, _, let seconds): seconds
+        case .api(_, _, _, let seconds): seconds.map { min($0, APIContract.longestRetryAfterSeconds) }
         case .tooManyCalls(let seconds): seconds
         default: nil
         }
+    }
+
+    /// The wait a 429 asked for when it is more than the station obeys, for the log.
+    public var retryAfterRequested: Int? {
+        guard case .api(_, _, _, let seconds?) = self, seconds > APIContract.longestRetryAfterSeconds else { return nil }
+        return seconds
     }
 
     /// One line for a log: never a token or a nonce, since neither is ever part of an error.

@@ -40,10 +40,10 @@ enum ConfigurationKey: String, CaseIterable {
         case .journal: options.journalPath = try Self.path(value)
         case .tokenFile: options.tokenFile = try Self.path(value)
         case .apiBase: options.apiBase = try Self.httpURL(value)
-        case .apiTimeout: options.apiTimeout = try Self.number(value, above: 0)
+        case .apiTimeout: options.apiTimeout = try Self.number(value, in: 0.1...300, "seconds")
         case .apiProxy: options.apiProxy = value == "none" ? nil : try Self.proxyURL(value)
         case .apiCA: options.apiCAFile = try Self.path(value)
-        case .apiKeepalive: options.apiKeepalive = try Self.number(value, above: 0)
+        case .apiKeepalive: options.apiKeepalive = try Self.number(value, in: 1...3600, "seconds")
         case .nfc:
             switch value {
             case "auto": options.nfc = .auto
@@ -66,18 +66,18 @@ enum ConfigurationKey: String, CaseIterable {
         case .lang:
             guard let language = DaemonOptions.Language(rawValue: value) else { throw BadValue(reason: "expected en or fr") }
             options.language = language
-        case .latitude: options.latitude = try Self.number(value, within: -90...90)
-        case .longitude: options.longitude = try Self.number(value, within: -180...180)
+        case .latitude: options.latitude = try Self.number(value, in: -90...90, "degrees")
+        case .longitude: options.longitude = try Self.number(value, in: -180...180, "degrees")
         case .tier:
             guard let tier = AccessTier(rawValue: value) else {
                 throw BadValue(reason: "expected one of \(AccessTier.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             options.tier = tier
-        case .rescanAfter: options.rescanAfter = try Self.number(value, atLeast: 0)
-        case .maxClients: options.maxClients = try Self.count(value)
-        case .clientQueue: options.clientQueueBytes = try Self.count(value)
-        case .journalMaxBytes: options.journalMaxBytes = try Self.count(value)
-        case .journalMaxAge: options.journalMaxAgeDays = try Self.number(value, above: 0)
+        case .rescanAfter: options.rescanAfter = try Self.number(value, in: 0...3_600, "seconds")
+        case .maxClients: options.maxClients = try Self.count(value, in: 1...65_536)
+        case .clientQueue: options.clientQueueBytes = try Self.count(value, in: 65_536...(1 << 30))
+        case .journalMaxBytes: options.journalMaxBytes = try Self.count(value, in: (1 << 20)...(1 << 40))
+        case .journalMaxAge: options.journalMaxAgeDays = try Self.number(value, in: 0.001...36_500, "days")
         case .logLevel:
             guard let level = LogLevel(rawValue: value) else { throw BadValue(reason: "expected error, warning, info or debug") }
             options.logLevel = level
@@ -89,10 +89,13 @@ enum ConfigurationKey: String, CaseIterable {
         return value
     }
 
+    /// The scheme is case-insensitive (RFC 3986): it is kept in lower case, the form URLSession and the client compare.
     private static func httpURL(_ value: String) throws(BadValue) -> URL {
-        guard let url = URL(string: value), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-              let host = url.host, !host.isEmpty
+        guard var components = URLComponents(string: value), let scheme = components.scheme?.lowercased(),
+              scheme == "https" || scheme == "http", let host = components.host, !host.isEmpty
         else { throw BadValue(reason: "expected an http or https URL such as https://api.sealtrust.io") }
+        components.scheme = scheme
+        guard let url = components.url else { throw BadValue(reason: "expected an http or https URL such as https://api.sealtrust.io") }
         return url
     }
 
@@ -113,29 +116,23 @@ enum ConfigurationKey: String, CaseIterable {
         return value
     }
 
-    private static func number(_ value: String, above floor: Double) throws(BadValue) -> Double {
-        guard let number = Double(value), number.isFinite, number > floor else {
-            throw BadValue(reason: "expected a number above \(Int(floor))")
-        }
-        return number
-    }
-
-    private static func number(_ value: String, atLeast floor: Double) throws(BadValue) -> Double {
-        guard let number = Double(value), number.isFinite, number >= floor else {
-            throw BadValue(reason: "expected a number of \(Int(floor)) or more")
-        }
-        return number
-    }
-
-    private static func number(_ value: String, within range: ClosedRange<Double>) throws(BadValue) -> Double {
+    /// Every number has a range: past it, a value would overflow a conversion later (to a Duration, an Int64).
+    private static func number(_ value: String, in range: ClosedRange<Double>, _ unit: String) throws(BadValue) -> Double {
         guard let number = Double(value), range.contains(number) else {
-            throw BadValue(reason: "expected degrees from \(Int(range.lowerBound)) to \(Int(range.upperBound))")
+            throw BadValue(reason: "expected \(unit) from \(shown(range.lowerBound)) to \(shown(range.upperBound))")
         }
         return number
     }
 
-    private static func count(_ value: String) throws(BadValue) -> Int {
-        guard let number = Int(value), number > 0 else { throw BadValue(reason: "expected a whole number above 0") }
+    private static func count(_ value: String, in range: ClosedRange<Int>) throws(BadValue) -> Int {
+        guard let number = Int(value), range.contains(number) else {
+            throw BadValue(reason: "expected a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
         return number
+    }
+
+    /// 300 rather than 300.0; 0.1 as it is.
+    private static func shown(_ bound: Double) -> String {
+        bound == bound.rounded() ? String(Int(bound)) : String(bound)
     }
 }

@@ -1,8 +1,14 @@
 import Foundation
+import StationWire
 
 /// A problem with the command line or the configuration file, already worded as the one line stderr shows.
 public struct ConfigurationError: Error, Sendable, Equatable {
     public let message: String
+
+    /// The message quotes the file and the command line: their control characters are shown escaped.
+    init(message: String) {
+        self.message = TerminalText.escaped(message)
+    }
 }
 
 /// Reads daemon.md's command line and `key = value` configuration file into `DaemonOptions`.
@@ -116,19 +122,24 @@ public enum DaemonCommandLine {
         return .run(options)
     }
 
+    /// The most a configuration file may hold: a few hundred lines are plenty, and /dev/zero must not be read for ever.
+    static let maximumFileBytes = 1 << 20
+
     /// `key = value` lines; `#` starts a comment line; blank lines are skipped.
     static func readFile(_ path: String) throws(ConfigurationError) -> [Setting] {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
+        guard let data = FileHandle(forReadingAtPath: path).flatMap({ try? $0.read(upToCount: maximumFileBytes + 1) ?? Data() }) else {
             throw ConfigurationError(message: "\(path): cannot read the configuration file: \(readFailureReason(path))")
+        }
+        guard data.count <= maximumFileBytes else {
+            throw ConfigurationError(message: "\(path): the configuration file is larger than \(maximumFileBytes >> 20) MiB")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigurationError(message: "\(path): the configuration file is not UTF-8 text")
         }
         var settings: [Setting] = []
-        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // CR LF is one Character in Swift: split on it too, or a file saved on Windows is one long line.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+        for (offset, rawLine) in lines.enumerated() {
             let location = "\(path):\(offset + 1)"
             let line = rawLine.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
             if line.isEmpty || line.hasPrefix("#") { continue }

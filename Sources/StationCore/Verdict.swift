@@ -97,6 +97,9 @@ struct Verdict: Sendable {
             let qualifier = error.httpStatus.map { " \($0)" } ?? error.cause.map { " \($0.rawValue)" } ?? ""
             summary += " [\(kind)\(qualifier)\(error.detailText.map { ": \($0)" } ?? "")]"
         }
+        if let asked = error?.retryAfterRequested, let wait = retryAfterSeconds {
+            summary += " (Retry-After asked \(asked) s; obeyed for \(wait) s)"
+        }
         return summary
     }
 }

@@ -100,7 +100,7 @@ let group = ServiceGroup(
         serviceEnded: { name, error in
             if let error { logger.error("\(name) failed: \(error)") } else { logger.info("\(name) ended") }
         }))
-await group.run()
+group.runBlockingMainThread()
 journal.close()
 logger.notice("stopped")
 exit(0)
