@@ -36,10 +36,26 @@ public enum SealTrustError: Error, Sendable, Hashable, CustomStringConvertible {
         return code
     }
 
-    /// An API error's detail: the string itself, or compact JSON for any other value.
+    /// An API error's detail: the string itself, or compact JSON for any other value; cut to
+    /// `longestDetailBytes` and marked so, since it rides into events, client queues and log lines.
     public var detailText: String? {
         guard case .api(_, let detail?, _, _) = self else { return nil }
-        return detail.stringValue ?? detail.encoded()
+        return Self.bounded(detail.stringValue ?? detail.encoded())
+    }
+
+    /// What of a detail goes on: enough for any message an operator can act on.
+    public static let longestDetailBytes = 2_048
+
+    private static func bounded(_ text: String) -> String {
+        guard text.utf8.count > longestDetailBytes else { return text }
+        var kept = ""
+        var bytes = 0
+        for scalar in text.unicodeScalars {
+            bytes += UTF8.width(scalar)
+            if bytes > longestDetailBytes { break }
+            kept.unicodeScalars.append(scalar)
+        }
+        return kept + "… [cut: \(text.utf8.count) bytes in all]"
     }
 
     /// How long the station waits: what a 429 asked for, an hour at most.
