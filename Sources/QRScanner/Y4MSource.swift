@@ -15,7 +15,8 @@ struct Y4MSource: FrameSource {
         case regularFile, fifo, standardInput
     }
 
-    func run(into sink: some FrameSink) {
+    func run(into target: some FrameSink) {
+        let sink = RepeatLimitingSink(target)
         if path == "-" {
             var status = stat()
             let recorded = fstat(STDIN_FILENO, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
