@@ -16,6 +16,7 @@ enum ConfigurationKey: String, CaseIterable {
     case apiKeepalive = "api-keepalive"
     case nfc
     case camera
+    case feedback
     case journal
     case station
     case host
@@ -58,6 +59,12 @@ enum ConfigurationKey: String, CaseIterable {
             case let path where path.hasPrefix("y4m:") && path.count > 4: options.camera = .y4m(String(path.dropFirst(4)))
             case let device where device.hasPrefix("/"): options.camera = .device(device)
             default: throw BadValue(reason: "expected auto, none, a device path such as /dev/video0, or y4m:PATH")
+            }
+        case .feedback:
+            switch value {
+            case "auto": options.feedback = true
+            case "none": options.feedback = false
+            default: throw BadValue(reason: "expected auto or none")
             }
         case .station:
             guard !value.isEmpty else { throw BadValue(reason: "the station needs a name") }

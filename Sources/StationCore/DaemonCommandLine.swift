@@ -25,6 +25,7 @@ public enum DaemonCommandLine {
         usage: sealtrust-scand [--config PATH] [--socket PATH] [--api-base URL] [--api-timeout SECONDS]
                                [--api-proxy URL|none] [--api-ca FILE] [--api-keepalive SECONDS]
                                [--nfc auto|none|NAME] [--camera auto|none|DEVICE|y4m:PATH]
+                               [--feedback auto|none]
                                [--journal PATH] [--station ID] [--host NAME]... [--lang en|fr]
                                [--latitude DEG --longitude DEG] [--tier TIER] [--token-file PATH]
                                [--rescan-after SECONDS] [--max-clients N] [--client-queue BYTES]

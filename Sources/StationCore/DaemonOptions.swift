@@ -28,6 +28,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var apiKeepalive: Double = 20
     public var nfc = NFCSelection.auto
     public var camera = CameraSelection.auto
+    /// `--feedback auto`: LED and buzzer on the readers that have them; false is `none`.
+    public var feedback = true
     public var journalPath = "/var/lib/sealtrust-scand/journal"
     public var station = DaemonOptions.hostName()
     public var extraHosts: [String] = []

@@ -6,8 +6,8 @@ public enum StationSources {
         var sources: [any ScanSource] = []
         switch options.nfc {
         case .none: break
-        case .auto: sources.append(NFCSource(readerFilter: nil))
-        case .matching(let name): sources.append(NFCSource(readerFilter: name))
+        case .auto: sources.append(NFCSource(readerFilter: nil, feedback: options.feedback))
+        case .matching(let name): sources.append(NFCSource(readerFilter: name, feedback: options.feedback))
         }
         let rescanAfter = Duration.milliseconds(Int64((options.rescanAfter * 1000).rounded()))
         switch options.camera {
