@@ -14,9 +14,9 @@ public struct NFCMonitor: Sendable {
     }
 
     /// Shows `signal` on `reader`'s LED and buzzer, on that reader's own thread once its read is done; returns at once.
-    public func show(_ signal: ReaderSignal, onReader reader: String) {
+    public func show(_ signal: ReaderSignal, onReader reader: String, publishedAt: ContinuousClock.Instant = .now) {
         guard feedback else { return }
-        directory.worker(named: reader)?.show(signal)
+        directory.worker(named: reader)?.show(signal, publishedAt: publishedAt)
     }
 
     /// Watches on threads of its own until cancelled, handing each event to `emit` on the thread that saw it (the

@@ -24,13 +24,17 @@ struct ReaderFeedback {
         tagConnection = nil
     }
 
-    mutating func show(_ signal: ReaderSignal, context: PCSCContext?) {
+    /// Notes, after the fact, how long after `publishedAt` the command started: the spec allows 5 ms.
+    mutating func show(_ signal: ReaderSignal, context: PCSCContext?, publishedAt: ContinuousClock.Instant) {
         defer { tagConnection = nil }
         guard let context, !refused else { return }
+        let started = ContinuousClock.now
         if beepOffPending && tagConnection != nil {
             beepOffPending = !send(ReaderSignal.detectionBeepOff, context: context)
         }
-        _ = send(signal.command, context: context)
+        if send(signal.command, context: context) {
+            note("reader feedback on \(reader): \(signal), started \(started - publishedAt) after the verdict")
+        }
     }
 
     /// Whether the reader took `command`.

@@ -14,7 +14,8 @@ final class ReaderWorker: Sendable {
 
     private struct Inbox {
         var presentation: Presentation?
-        var signal: ReaderSignal?
+        /// The latest verdict's signal, and when the verdict was published.
+        var signal: (ReaderSignal, publishedAt: ContinuousClock.Instant)?
         var stopping = false
     }
 
@@ -41,8 +42,8 @@ final class ReaderWorker: Sendable {
     }
 
     /// Shows `signal` on the reader once the thread is idle: after the read in hand, never in the way of one.
-    func show(_ signal: ReaderSignal) {
-        inbox.withLock { $0.signal = signal }
+    func show(_ signal: ReaderSignal, publishedAt: ContinuousClock.Instant) {
+        inbox.withLock { $0.signal = (signal, publishedAt) }
         wake.signal()
     }
 
@@ -66,8 +67,8 @@ final class ReaderWorker: Sendable {
             if let presentation {
                 emit(read(presentation, context: &context, keepingConnectionIn: &lights))
             }
-            if let signal {
-                lights?.show(signal, context: context)
+            if let (signal, publishedAt) = signal {
+                lights?.show(signal, context: context, publishedAt: publishedAt)
             }
         }
     }
