@@ -107,11 +107,20 @@ final class Bridge: BrokerObserver, Sendable {
                 feed.restart(since: from)
                 return true
             case .publish:
-                guard let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }),
-                      let (mid, session) = link.publish(topic: topics.event(event.type), payload: event.line, retain: false)
-                else { continue }
-                window.record(seq: seq, mid: mid, session: session)
-                return true
+                guard let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }) else { return true }
+                switch link.publish(topic: topics.event(event.type), payload: event.line, retain: false) {
+                case .queued(let mid, let session):
+                    window.record(seq: seq, mid: mid, session: session)
+                    return true
+                case .notConnected:
+                    // The session died a moment ago and the link has not told the window yet: it will at once.
+                    do { try await Task.sleep(for: .milliseconds(10)) } catch { return false }
+                    continue
+                case .refused(let error):
+                    LogLine.error("cannot publish event seq \(seq) (\(event.type.printable)): \(error); it is skipped")
+                    window.skip(through: seq)
+                    return true
+                }
             }
         }
     }
@@ -177,7 +186,7 @@ final class Bridge: BrokerObserver, Sendable {
     private func publishStatus() {
         guard let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }) else { return }
         let payload = status.withLock { $0.payload(acknowledged: window.acknowledgedSeq) }
-        if let (mid, session) = link.publish(topic: topics.status, payload: payload, retain: true) {
+        if case .queued(let mid, let session) = link.publish(topic: topics.status, payload: payload, retain: true) {
             window.recordOther(mid: mid, session: session)
         }
     }

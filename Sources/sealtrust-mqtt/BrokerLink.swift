@@ -38,15 +38,26 @@ final class BrokerLink: Sendable {
         }.start()
     }
 
-    /// Queues a QoS 1 message on the accepted session; nil when there is none (not connected).
-    func publish(topic: String, payload: String, retain: Bool) -> (mid: Int32, session: Int)? {
-        var bytes = payload.utf8.withContiguousStorageIfAvailable { Array($0) } ?? Array(payload.utf8)
-        return live.withLock { live -> (mid: Int32, session: Int)? in
-            guard live.ready, let handle = live.handle else { return nil }
-            let mid = try? bytes.withUnsafeMutableBytes { raw throws(MosquittoError) in
-                try handle.publish(topic: topic, payload: UnsafeRawBufferPointer(raw), qos: 1, retain: retain)
+    enum Publication {
+        case queued(mid: Int32, session: Int)
+        /// No accepted session now: wait for the next one.
+        case notConnected
+        /// libmosquitto refused the message itself (too large for the broker, a topic it rejects).
+        case refused(MosquittoError)
+    }
+
+    /// Queues a QoS 1 message on the accepted session.
+    func publish(topic: String, payload: String, retain: Bool) -> Publication {
+        let bytes = Array(payload.utf8)
+        return live.withLock { live -> Publication in
+            guard live.ready, let handle = live.handle else { return .notConnected }
+            do throws(MosquittoError) {
+                let mid = try handle.publish(topic: topic, payload: bytes, qos: 1, retain: retain)
+                return .queued(mid: mid, session: live.session)
+            } catch {
+                let lostConnection = [MOSQ_ERR_NO_CONN, MOSQ_ERR_CONN_LOST].map { Int32($0.rawValue) }.contains(error.code)
+                return lostConnection ? .notConnected : .refused(error)
             }
-            return mid.map { ($0, live.session) }
         }
     }
 
@@ -155,7 +166,7 @@ final class BrokerLink: Sendable {
     private func closeCleanly(_ handle: MosquittoHandle, context: SessionContext) {
         guard context.accepted else { return }
         if let willTopic = settings.willTopic,
-           let (mid, _) = publish(topic: willTopic, payload: BrokerSettings.offlinePayload, retain: true) {
+           case .queued(let mid, _) = publish(topic: willTopic, payload: BrokerSettings.offlinePayload, retain: true) {
             context.awaitAcknowledgement(of: mid)
             let deadline = ContinuousClock.now + .seconds(2)
             while !context.finalAcknowledged && ContinuousClock.now < deadline {

@@ -73,9 +73,12 @@ final class MosquittoHandle: @unchecked Sendable {
     }
 
     /// Queues a message for the loop thread; returns its message id.
-    func publish(topic: String, payload: UnsafeRawBufferPointer, qos: Int32, retain: Bool) throws(MosquittoError) -> Int32 {
+    func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool) throws(MosquittoError) -> Int32 {
         var mid: Int32 = 0
-        try check(mosquitto_publish(pointer, &mid, topic, Int32(payload.count), payload.baseAddress, qos, retain))
+        let code = payload.withUnsafeBytes { raw in
+            mosquitto_publish(pointer, &mid, topic, Int32(raw.count), raw.baseAddress, qos, retain)
+        }
+        try check(code)
         return mid
     }
 

@@ -115,5 +115,23 @@ struct DeliveryTests {
         #expect(bridge.log.contains("daemon at"))
         bridge.stop()
         second.stop()
+        withExtendedLifetime(first) {}  // its folder holds the second daemon's journal
+    }
+
+    @Test func aBrokerThatSpeaksOnlyMQTT311GetsEveryEventIn311() throws {
+        let broker = try FakeBroker(.speaksOnly311)
+        let daemon = try StationDaemon()
+        try daemon.scanForeignCodes(20, tag: "v311")
+        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let status = try StatusRecorder()
+        let bridge = try BridgeProcess(arguments: ["--socket", daemon.socketPath, "--url", "mqtt://127.0.0.1:\(broker.port)",
+                                                   "--state-dir", state], notify: status.listener)
+        try status.waitFor("(MQTT 3.1.1)", timeout: .seconds(10))
+        try waitUntil("the 3.1.1 broker did not acknowledge 40 events", timeout: .seconds(10)) {
+            BridgeProcess.savedSeq(in: state) == 40
+        }
+        #expect(bridge.log.contains("does not speak MQTT 5; using MQTT 3.1.1"))
+        #expect(broker.acknowledgedPublishes >= 40)
+        bridge.stop()
     }
 }

@@ -48,9 +48,10 @@ struct OutageTests {
         let subscriber = try Subscriber(broker: broker)
         let state = try makeScratchDirectory(prefix: "bridge-state")
         let first = try BridgeProcess(daemon: daemon, broker: broker, stateDirectory: state)
-        try waitUntil("the drain did not start", timeout: .seconds(30)) {
+        // Killed mid-drain, once the bridge has saved a seq: a kill before its first save would test nothing.
+        try waitUntil("the drain did not start, or no seq was saved", timeout: .seconds(30)) {
             subscriber.readNew()
-            return subscriber.eventSeqs.count >= 3_000
+            return subscriber.eventSeqs.count >= 3_000 && BridgeProcess.savedSeq(in: state) != nil
         }
         first.kill9()
         subscriber.readNew()
@@ -99,5 +100,6 @@ struct OutageTests {
         #expect(peak < 64 * 1_048_576)
         bridge.stop()
         second.stop()
+        withExtendedLifetime(first) {}  // its folder holds the second daemon's journal
     }
 }

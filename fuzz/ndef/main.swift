@@ -53,6 +53,7 @@ final class SimulatedTag {
     let file: [UInt8]
     private var selected: UInt16?
     private var reads = 0
+    private var fileSelects = 0
     private(set) var readsPastMessage = 0
     /// The file the reader took for the NDEF file (a container may name itself, E103, as that file).
     private(set) var ndefFileContent: [UInt8] = []
@@ -69,14 +70,13 @@ final class SimulatedTag {
             return [0x90, 0x00]
         case 0xA4:
             selected = UInt16(bytes[5]) << 8 | UInt16(bytes[6])
+            fileSelects += 1
             return [0x90, 0x00]
         case 0xB0:
             let offset = Int(bytes[2]) << 8 | Int(bytes[3])
             let length = bytes[4] == 0 ? 256 : Int(bytes[4])
             let content = selected == CapabilityContainer.fileIdentifier ? container : file
-            if offset == 0 && length == CapabilityContainer.length && reads == 0 && selected == CapabilityContainer.fileIdentifier {
-                // the capability container's own read
-            } else {
+            if fileSelects >= 2 {  // after the container's SELECT and read, the NDEF file's
                 reads += 1
                 ndefFileContent = content
                 if reads > 1, content.count >= 2, offset + length > 2 + (Int(content[0]) << 8 | Int(content[1])) { readsPastMessage += 1 }
