@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "sealtrust-scanctl", targets: ["sealtrust-scanctl"]),
         .executable(name: "sealtrust-mqtt", targets: ["sealtrust-mqtt"]),
         .library(name: "StationClient", targets: ["StationClient"]),
+        .executable(name: "sealtrust-kiosk", targets: ["sealtrust-kiosk"]),
     ],
     targets: [
         // Thin typed calls over the system: errno as a value, Unix socket addresses, descriptors, named threads.
@@ -74,9 +75,21 @@ let package = Package(
             dependencies: ["CMosquitto", "StationClient", "JSONCore", "StationWire", "SystemdSupport"]
         ),
 
+        // The kiosk bridge: the page, Server-Sent Events, metrics and health over libmicrohttpd (outputs.md).
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "JSONCore", "StationClient"]),
+        .executableTarget(name: "sealtrust-kiosk", dependencies: ["KioskBridge"]),
+
         // What the tests and benchmarks drive: child processes, the sandbox API, the virtual tag, a private
         // pcscd, a socket line client. Outside Tests/, for the benchmarks; never shipped.
         .target(name: "Harness", dependencies: ["POSIXSupport"], path: "tools/Harness"),
+        // Headless Chromium over the DevTools pipe, raw HTTP probes and a daemon-plus-bridge station, for the
+        // kiosk's tests and its benchmark.
+        .target(name: "KioskHarness", dependencies: ["Harness", "JSONCore", "StationClient"], path: "tools/KioskHarness"),
 
         // Benchmarks (`make bench-…`), each beside its reference; never shipped.
         // `make bench-nfc`: tap-to-URL latency beside bench/nfc/pcsc_read.c, on the virtual tag.
@@ -91,6 +104,9 @@ let package = Package(
         .executableTarget(
             name: "scand-bench", dependencies: ["JSONCore", "ScanJournal", "SealTrustKit", "Harness"], path: "bench/scand-bench"
         ),
+
+        // `make bench-kiosk`: from a verdict to the page showing it, through the DevTools protocol (mk/kiosk.mk).
+        .executableTarget(name: "kiosk-bench", dependencies: ["KioskHarness", "JSONCore", "StationClient"], path: "bench/kiosk"),
 
         // Probes the tests run as child processes.
         // A stand-in service that drives SystemdSupport, for its tests.
@@ -120,6 +136,12 @@ let package = Package(
         .testTarget(
             name: "MQTTBridgeTests",
             dependencies: ["BridgeTestSupport", "SystemdTestSupport", "ScanJournal", "JSONCore", "sealtrust-scand", "sealtrust-mqtt"]
+        ),
+        .testTarget(
+            name: "KioskTests",
+            dependencies: [
+                "KioskBridge", "KioskHarness", "TestSupport", "SystemdTestSupport", "JSONCore", "StationClient", "sealtrust-kiosk", "sealtrust-scand",
+            ]
         ),
         .testTarget(
             name: "DaemonTests",

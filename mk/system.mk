@@ -38,6 +38,7 @@ install: install-binaries
 install-binaries:
 	$(SWIFT) build -c $(CONFIGURATION) --product sealtrust-scand
 	$(SWIFT) build -c $(CONFIGURATION) --product sealtrust-scanctl
+	$(SWIFT) build -c $(CONFIGURATION) --product sealtrust-kiosk
 
 install-files:
 	$(SYSTEM_INSTALL_ENV) PRODUCTS_DIR="$(PRODUCTS_DIR)" ./packaging/install.sh install
@@ -49,6 +50,7 @@ uninstall:
 check-units:
 	$(SWIFT) build --product sealtrust-scand
 	$(SWIFT) build --product sealtrust-scanctl
+	$(SWIFT) build --product sealtrust-kiosk
 	@stage=$$(mktemp -d) && \
 	$(MAKE) --no-print-directory install-files DESTDIR=$$stage PRODUCTS_DIR="$$($(SWIFT) build --show-bin-path)" >/dev/null && \
 	{ $(SYSTEM_INSTALL_ENV) DESTDIR=$$stage ./packaging/check-units.sh; status=$$?; rm -rf $$stage; exit $$status; }

@@ -28,7 +28,7 @@ put() {
 install_files() {
     stage=${1:-}
     : "${PRODUCTS_DIR:?PRODUCTS_DIR must name the directory of the built binaries}"
-    for binary in sealtrust-scand sealtrust-scanctl; do
+    for binary in sealtrust-scand sealtrust-scanctl sealtrust-kiosk; do
         [ -x "$PRODUCTS_DIR/$binary" ] || { say "install: $PRODUCTS_DIR/$binary is missing: build it first (make install builds it)" >&2; exit 1; }
     done
     new_manifest=$(mktemp)
@@ -36,11 +36,13 @@ install_files() {
 
     put 0755 "$PRODUCTS_DIR/sealtrust-scand" "$BINDIR/sealtrust-scand"
     put 0755 "$PRODUCTS_DIR/sealtrust-scanctl" "$BINDIR/sealtrust-scanctl"
+    put 0755 "$PRODUCTS_DIR/sealtrust-kiosk" "$BINDIR/sealtrust-kiosk"
     # The units name /usr/local/bin and /etc: point them at where this install puts the binary and the configuration.
     config_option=""
     [ "$CONFDIR" = /etc/sealtrust-scand ] || config_option=" --config $CONFDIR/scand.conf"
-    for unit in sealtrust-scand.service sealtrust-scand.socket; do
+    for unit in sealtrust-scand.service sealtrust-scand.socket sealtrust-kiosk.service; do
         sed -e "s|^ExecStart=/usr/local/bin/sealtrust-scand\$|ExecStart=$BINDIR/sealtrust-scand$config_option|" \
+            -e "s|^ExecStart=/usr/local/bin/sealtrust-kiosk\$|ExecStart=$BINDIR/sealtrust-kiosk|" \
             -e "s|^LoadCredential=sealtrust-token:/etc/sealtrust-scand/|LoadCredential=sealtrust-token:$CONFDIR/|" \
             "systemd/$unit" > "$new_manifest.unit"
         put 0644 "$new_manifest.unit" "$UNITDIR/$unit"
@@ -59,9 +61,13 @@ install_files() {
         return
     fi
     put 0644 packaging/sysusers.d/sealtrust-scand.conf "$SYSUSERSDIR/sealtrust-scand.conf"
+    put 0644 packaging/sysusers.d/sealtrust-kiosk.conf "$SYSUSERSDIR/sealtrust-kiosk.conf"
     put 0644 udev/70-sealtrust-scand.rules "$UDEVRULESDIR/70-sealtrust-scand.rules"
     # Only a pcscd built with polkit asks it (pcscd --version lists "polkit"); Debian 12's is built without.
     put 0644 packaging/polkit/50-sealtrust-scand.rules "$POLKITRULESDIR/50-sealtrust-scand.rules"
+    for example in chromium-kiosk.service cage-kiosk.service prometheus-scrape.yml; do
+        put 0644 "packaging/kiosk/$example" "$DOCDIR/kiosk/$example"
+    done
     # The operator's own configuration and token are never overwritten.
     if [ -e "$DESTDIR$CONFDIR/scand.conf" ]; then
         say "kept $CONFDIR/scand.conf"
@@ -84,7 +90,8 @@ install_files() {
     install -D -m 0644 "$new_manifest" "$DESTDIR$MANIFEST"
 
     if [ -z "$DESTDIR" ]; then
-        systemd-sysusers "$SYSUSERSDIR/sealtrust-scand.conf" || say "systemd-sysusers failed: create the user with it before starting"
+        systemd-sysusers "$SYSUSERSDIR/sealtrust-scand.conf" "$SYSUSERSDIR/sealtrust-kiosk.conf" \
+            || say "systemd-sysusers failed: create the users with it before starting"
         if [ -d /run/systemd/system ]; then
             systemctl daemon-reload
             udevadm control --reload || true
@@ -106,7 +113,7 @@ uninstall_files() {
         fi
     done < "$DESTDIR$MANIFEST"
     rm -f "$DESTDIR$MANIFEST"
-    for directory in "$PREFIX/share/sealtrust-scand" "$DOCDIR" "$CONFDIR"; do
+    for directory in "$PREFIX/share/sealtrust-scand" "$DOCDIR/kiosk" "$DOCDIR" "$CONFDIR"; do
         rmdir "$DESTDIR$directory" 2>/dev/null || true
     done
     if [ -z "$DESTDIR" ] && [ -d /run/systemd/system ]; then
