@@ -17,7 +17,8 @@ struct Y4MSource: FrameSource {
         case regularFile, fifo, standardInput
     }
 
-    func run(into sink: some FrameSink) {
+    func run(into target: some FrameSink) {
+        let sink = RepeatLimitingSink(target)
         if path == "-" {
             play(descriptor: STDIN_FILENO, into: sink)
             return

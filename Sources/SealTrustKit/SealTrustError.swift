@@ -37,12 +37,13 @@ public enum SealTrustError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What failed, in words: an API error's detail (the string itself, or compact JSON for any other value),
-    /// what a decoding error found, or what broke in transport.
+    /// what a decoding error found, or what broke in transport; cut to `longestDetailBytes` and marked so, since it
+    /// rides into events, client queues and log lines.
     public var detailText: String? {
         switch self {
-        case .api(_, let detail?, _, _): detail.stringValue ?? detail.encoded()
-        case .decoding(let why): why
-        case .transport(let failure): failure.detail
+        case .api(_, let detail?, _, _): Self.bounded(detail.stringValue ?? detail.encoded())
+        case .decoding(let why): Self.bounded(why)
+        case .transport(let failure): Self.bounded(failure.detail)
         default: nil
         }
     }
@@ -56,6 +57,21 @@ public enum SealTrustError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Anything thrown that is not a `SealTrustError` (a cancelled task) is a call that did not complete.
     public static func from(_ error: any Error) -> SealTrustError {
         error as? SealTrustError ?? .transport(TransportFailure(.reset, "the call was interrupted (\(error))"))
+    }
+
+    /// What of a detail goes on: enough for any message an operator can act on.
+    public static let longestDetailBytes = 2_048
+
+    private static func bounded(_ text: String) -> String {
+        guard text.utf8.count > longestDetailBytes else { return text }
+        var kept = ""
+        var bytes = 0
+        for scalar in text.unicodeScalars {
+            bytes += UTF8.width(scalar)
+            if bytes > longestDetailBytes { break }
+            kept.unicodeScalars.append(scalar)
+        }
+        return kept + "… [cut: \(text.utf8.count) bytes in all]"
     }
 
     /// How long the station waits: what a 429 asked for, an hour at most.

@@ -21,6 +21,12 @@ final class ServerLoop {
     /// Set when accept(2) ran out of descriptors or memory: listening resumes at that instant.
     private var acceptResumes: ContinuousClock.Instant?
     private var scratch = [UInt8](repeating: 0, count: 65_536)
+    /// The largest line or replay batch sent so far.
+    private var largestSendBytes = 0
+
+    /// What a client may have pending: the configured bound, or room for a few of the largest events
+    /// sent, so that one event bigger than the bound never drops every reader, live or replaying, at its seq.
+    private var queueBound: Int { max(configuration.clientQueueBytes, 4 * largestSendBytes) }
     /// Below this much pending output, a replaying client gets its next batch from the journal.
     private let replayLowWater: Int
 
@@ -113,7 +119,8 @@ final class ServerLoop {
     /// Queues and sends at once what the kernel takes; a client whose queue would pass its bound is dropped.
     private func send(_ bytes: [UInt8], to client: ClientConnection) {
         guard !client.isClosed else { return }
-        guard client.queuedBytes + bytes.count <= configuration.clientQueueBytes else {
+        largestSendBytes = max(largestSendBytes, bytes.count)
+        guard client.queuedBytes + bytes.count <= queueBound else {
             disconnect(client)
             return
         }

@@ -27,6 +27,18 @@ struct OutcomeAndErrorTests {
         #expect(MachineCode(detail: detail)?.code == expected)
     }
 
+    @Test func aDetailOfMegabytesIsCutToTwoKiBAndSaysSo() {
+        let huge = String(repeating: "é", count: 2_621_440)   // 5 MiB of UTF-8
+        let error = SealTrustError.api(status: 500, detail: .string(huge), code: nil, retryAfterSeconds: nil)
+        let text = error.detailText ?? ""
+        #expect(text.utf8.count < 2_200)
+        #expect(text.hasPrefix(String(repeating: "é", count: 1_024)))
+        #expect(text.hasSuffix("… [cut: 5242880 bytes in all]"))
+        #expect(error.description.utf8.count < 2_300)
+        let small = SealTrustError.api(status: 500, detail: .string("down for a moment"), code: nil, retryAfterSeconds: nil)
+        #expect(small.detailText == "down for a moment")
+    }
+
     @Test func errorCarriesKindStatusDetailAndWait() {
         let listDetail = JSONValue.array([.object([("loc", .array([.string("body"), .string("url")])), ("msg", .string("Field required"))])])
         let validation = SealTrustError.api(status: 422, detail: listDetail, code: nil, retryAfterSeconds: nil)

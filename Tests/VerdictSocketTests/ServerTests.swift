@@ -53,6 +53,27 @@ import VerdictSocket
         #expect(stalled.isClosedByServer(within: 10))
     }
 
+    @Test func anEventLargerThanAClientsQueueStillReachesEveryReaderLiveAndOnReplay() throws {
+        let daemon = try FakeDaemon(configure: { $0.clientQueueBytes = 65_536 })
+        defer { daemon.tearDown() }
+        try daemon.start()
+        let live = try TestClient(path: daemon.socketPath)
+        _ = try live.hello()
+        #expect(waitUntil { daemon.server.clientCount == 1 })
+        let big = try daemon.emit("verdict", [("padding", .string(String(repeating: "\u{1}", count: 100_000)))])
+        let after = try daemon.emit("verdict", [("outcome", "authentic")])
+        #expect(try live.readJSON(timeout: 10)["seq"]?.integerValue == Int64(big.seq))
+        #expect(try live.readJSON(timeout: 10)["seq"]?.integerValue == Int64(after.seq))
+
+        let replaying = try TestClient(path: daemon.socketPath)
+        _ = try replaying.hello()
+        replaying.send(#"{"cmd":"replay","since":0,"id":"r"}"# + "\n")
+        #expect(try replaying.readJSON(timeout: 10)["seq"]?.integerValue == Int64(big.seq))
+        #expect(try replaying.readJSON(timeout: 10)["seq"]?.integerValue == Int64(after.seq))
+        #expect(daemon.server.clientCount == 2, "nobody was disconnected")
+        #expect(!live.isClosedByServer(within: 0.2) && !replaying.isClosedByServer(within: 0.2))
+    }
+
     @Test func aThousandConnectAndCloseCyclesLeaveTheDescriptorCountUnchanged() throws {
         let daemon = try FakeDaemon()
         defer { daemon.tearDown() }
