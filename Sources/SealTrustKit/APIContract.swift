@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Everything that depends on the wire contract (sealtrust-api.md): paths,
 /// methods, limits, who carries a token, request fields and answer fields.

@@ -11,6 +11,9 @@ enum ConfigurationKey: String, CaseIterable {
     case socket
     case apiBase = "api-base"
     case apiTimeout = "api-timeout"
+    case apiProxy = "api-proxy"
+    case apiCA = "api-ca"
+    case apiKeepalive = "api-keepalive"
     case nfc
     case camera
     case journal
@@ -38,6 +41,9 @@ enum ConfigurationKey: String, CaseIterable {
         case .tokenFile: options.tokenFile = try Self.path(value)
         case .apiBase: options.apiBase = try Self.httpURL(value)
         case .apiTimeout: options.apiTimeout = try Self.number(value, in: 0.1...300, "seconds")
+        case .apiProxy: options.apiProxy = value == "none" ? nil : try Self.proxyURL(value)
+        case .apiCA: options.apiCAFile = try Self.path(value)
+        case .apiKeepalive: options.apiKeepalive = try Self.number(value, in: 1...3600, "seconds")
         case .nfc:
             switch value {
             case "auto": options.nfc = .auto
@@ -90,6 +96,15 @@ enum ConfigurationKey: String, CaseIterable {
         else { throw BadValue(reason: "expected an http or https URL such as https://api.sealtrust.io") }
         components.scheme = scheme
         guard let url = components.url else { throw BadValue(reason: "expected an http or https URL such as https://api.sealtrust.io") }
+        return url
+    }
+
+    /// An HTTP proxy as `HTTPS_PROXY` usually holds it: `http://host:port`, or `host:port` meaning http.
+    static func proxyURL(_ value: String) throws(BadValue) -> URL {
+        let written = value.contains("://") ? value : "http://\(value)"
+        guard let url = URL(string: written), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty
+        else { throw BadValue(reason: "expected none or a proxy's address such as http://proxy.example:3128") }
         return url
     }
 

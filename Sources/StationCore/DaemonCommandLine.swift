@@ -23,6 +23,7 @@ public enum DaemonCommandLine {
 
     public static let usage = """
         usage: sealtrust-scand [--config PATH] [--socket PATH] [--api-base URL] [--api-timeout SECONDS]
+                               [--api-proxy URL|none] [--api-ca FILE] [--api-keepalive SECONDS]
                                [--nfc auto|none|NAME] [--camera auto|none|DEVICE|y4m:PATH]
                                [--journal PATH] [--station ID] [--host NAME]... [--lang en|fr]
                                [--latitude DEG --longitude DEG] [--tier TIER] [--token-file PATH]
@@ -91,6 +92,13 @@ public enum DaemonCommandLine {
         let settings = fileSettings.filter { !keysOnCommandLine.contains($0.key) } + flags
 
         var options = DaemonOptions()
+        if let proxy = environment["HTTPS_PROXY"] ?? environment["https_proxy"], !proxy.isEmpty {
+            do {
+                options.apiProxy = try ConfigurationKey.proxyURL(proxy)
+            } catch {
+                throw ConfigurationError(message: "HTTPS_PROXY: bad value '\(proxy)': \(error.reason)")
+            }
+        }
         options.configPath = configPath ?? (fileExists(defaultConfigPath) ? defaultConfigPath : nil)
         var seen: [String: String] = [:]
         for setting in settings {

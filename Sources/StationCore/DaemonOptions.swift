@@ -20,6 +20,12 @@ public struct DaemonOptions: Sendable, Equatable {
     public var socketPath = "/run/sealtrust-scand/scand.sock"
     public var apiBase = URL(string: "https://api.sealtrust.io")!
     public var apiTimeout: Double = 15
+    /// The HTTP proxy the API is reached through (`CONNECT`); nil goes direct. Defaults to `HTTPS_PROXY`.
+    public var apiProxy: URL?
+    /// A private CA's PEM file, trusted instead of the system's store.
+    public var apiCAFile: String?
+    /// Seconds a connection to the API may idle before it is renewed.
+    public var apiKeepalive: Double = 20
     public var nfc = NFCSelection.auto
     public var camera = CameraSelection.auto
     public var journalPath = "/var/lib/sealtrust-scand/journal"

@@ -71,7 +71,8 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     private static func liveSettings(for options: DaemonOptions, tokens: TokenStore) -> LiveSettings {
         let configuration = SealTrustConfiguration(
             baseURL: options.apiBase, timeout: options.apiTimeout, clientIdentifier: clientIdentifier,
-            extraHosts: options.extraHosts, accessTokenProvider: { tokens.token() })
+            extraHosts: options.extraHosts, accessTokenProvider: { tokens.token() },
+            proxy: options.apiProxy, caFile: options.apiCAFile, keepAlive: options.apiKeepalive)
         return LiveSettings(
             options: options,
             client: SealTrustClient(configuration: configuration),

@@ -49,7 +49,7 @@ struct Verdict: Sendable {
 
     /// A passport read that failed: 404 is `not_found`, 429 `too_many_calls`, the rest `failure`.
     init(passportError: any Error, texts: ScreenTexts, messages: StationMessages) {
-        let error = passportError as? SealTrustError ?? .transport(String(describing: passportError))
+        let error = SealTrustError.from(passportError)
         self.error = error
         switch error {
         case .api(status: 404, _, _, _):
@@ -94,7 +94,8 @@ struct Verdict: Sendable {
         var summary = outcome.rawValue
         if let productName { summary += " (\(productName))" }
         if let error, let kind = error.kind {
-            summary += " [\(kind)\(error.httpStatus.map { " \($0)" } ?? "")\(error.detailText.map { ": \($0)" } ?? "")]"
+            let qualifier = error.httpStatus.map { " \($0)" } ?? error.cause.map { " \($0.rawValue)" } ?? ""
+            summary += " [\(kind)\(qualifier)\(error.detailText.map { ": \($0)" } ?? "")]"
         }
         if let asked = error?.retryAfterRequested, let wait = retryAfterSeconds {
             summary += " (Retry-After asked \(asked) s; obeyed for \(wait) s)"
@@ -136,6 +137,7 @@ extension APIErrorReport {
         case .transport: kind = .transport
         case .tooManyCalls: return nil
         }
-        self.init(kind: kind, httpStatus: error.httpStatus, code: error.code, detail: error.detailText)
+        self.init(kind: kind, httpStatus: error.httpStatus, code: error.code,
+                  cause: error.cause.flatMap { Cause(rawValue: $0.rawValue) }, detail: error.detailText)
     }
 }

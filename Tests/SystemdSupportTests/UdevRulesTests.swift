@@ -63,19 +63,28 @@ import Testing
         #expect(gotos.isSubset(of: labels))
     }
 
-    @Test func readersAndCaptureNodesStartTheServiceAndTheCameraGoesToVideo() throws {
+    @Test func captureNodesStartTheServiceAndTheCameraGoesToVideo() throws {
         let parsed = try ruleLines.map { try Self.parse($0) }
-        let reader = try #require(parsed.first { $0.contains(Assignment(key: "ENV", attribute: "ID_SMARTCARD_READER", operation: "==", value: "?*")) })
         let camera = try #require(parsed.first { $0.contains(Assignment(key: "SUBSYSTEM", attribute: nil, operation: "==", value: "video4linux")) })
-        for rule in [reader, camera] {
-            #expect(rule.contains(Assignment(key: "TAG", attribute: nil, operation: "+=", value: "systemd")))
-            #expect(rule.contains(Assignment(key: "ENV", attribute: "SYSTEMD_WANTS", operation: "+=", value: "sealtrust-scand.service")))
-        }
+        #expect(camera.contains(Assignment(key: "TAG", attribute: nil, operation: "+=", value: "systemd")))
+        #expect(camera.contains(Assignment(key: "ENV", attribute: "SYSTEMD_WANTS", operation: "+=", value: "sealtrust-scand.service")))
         #expect(camera.contains(Assignment(key: "ATTR", attribute: "index", operation: "==", value: "0")))
         #expect(camera.contains(Assignment(key: "GROUP", attribute: nil, operation: "=", value: "video")))
         #expect(camera.contains(Assignment(key: "MODE", attribute: nil, operation: "=", value: "0660")))
         let example = try #require(parsed.first { $0.contains { $0.key == "SYMLINK" } })
         #expect(example.contains(Assignment(key: "SYMLINK", attribute: nil, operation: "+=", value: "sealtrust-camera")))
+    }
+
+    /// systemd's 99-systemd.rules pulls in smartcard.target for every ID_SMARTCARD_READER device: the service is
+    /// wanted by that target, and no rule of ours repeats systemd's.
+    @Test func aReaderStartsTheServiceThroughSmartcardTarget() throws {
+        let service = try UnitFile(path: repositoryRoot().path + "/systemd/sealtrust-scand.service")
+        let wantedBy = try #require(service.value("WantedBy", in: "Install")).split(separator: " ")
+        #expect(wantedBy.contains("smartcard.target") && wantedBy.contains("multi-user.target"))
+        let parsed = try ruleLines.map { try Self.parse($0) }
+        #expect(!parsed.contains { $0.contains { $0.attribute == "ID_SMARTCARD_READER" } })
+        let systemdRules = try String(contentsOfFile: "/usr/lib/udev/rules.d/99-systemd.rules", encoding: .utf8)
+        #expect(systemdRules.contains(#"ENV{ID_SMARTCARD_READER}=="?*", TAG+="systemd", ENV{SYSTEMD_WANTS}+="smartcard.target""#))
     }
 
     @Test func theKernelNFCDriversAreKeptAwayFromTheReaders() throws {
