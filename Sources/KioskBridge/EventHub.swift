@@ -25,6 +25,9 @@ public final class EventHub: Sendable {
 
     public init() {}
 
+    /// The newest seq passed on: where the daemon's events resume after a reconnect.
+    public var newestSeq: UInt64 { state.withLock { $0.newestSeq } }
+
     /// A new stream, live from now on, or held back for a replay when `resumeAfter` is given.
     public func open(resumeAfter: UInt64?) -> EventStream {
         state.withLock { state in

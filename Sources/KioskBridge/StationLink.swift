@@ -29,6 +29,16 @@ public struct StationLink: Sendable {
                     try? await Task.sleep(for: Self.statusInterval)
                 }
             }
+            group.addTask {
+                // StationFeed waits up to 60 s between attempts, right for a broker far away; a screen saying
+                // "Station offline" a minute after the daemon is back is not. A cheap probe each second ends the wait.
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    guard !station.isReachable, let probe = try? await StationConnection.connect(path: socketPath) else { continue }
+                    probe.close()
+                    feed.restart(since: hub.newestSeq)
+                }
+            }
             group.addTask { await follow(feed) }
             await group.next()
             group.cancelAll()

@@ -22,6 +22,8 @@ public final class StationState: Sendable {
         self.version = version
     }
 
+    public var isReachable: Bool { known.withLock { $0.reachable == true } }
+
     /// Whether this changed what was known.
     @discardableResult
     public func setReachable(_ reachable: Bool) -> Bool {

@@ -23,7 +23,13 @@ struct CurlOpenFailure {
     }
 
     private var host: String { settings.endpoint.host }
-    private var proxyHost: String { settings.proxy ?? "" }
+    /// The proxy's address without any `user:password@`: a detail goes to logs.
+    private var proxyHost: String {
+        guard let proxy = settings.proxy else { return "" }
+        guard let at = proxy.lastIndex(of: "@") else { return proxy }
+        let scheme = proxy.firstRange(of: "://").map { String(proxy[..<$0.upperBound]) } ?? ""
+        return scheme + proxy[proxy.index(after: at)...]
+    }
 
     var transportFailure: TransportFailure {
         if settings.proxy != nil, proxyStatus != 0, proxyStatus != 200 {
@@ -40,7 +46,7 @@ struct CurlOpenFailure {
             }
             return TransportFailure(.connect, "could not connect to \(settings.endpoint.authority) (\(systemReason))")
         case CURLE_OPERATION_TIMEDOUT:
-            let through = settings.proxy.map { " through the proxy \($0)" } ?? ""
+            let through = settings.proxy == nil ? "" : " through the proxy \(proxyHost)"
             return TransportFailure(.timeout, "connecting to \(settings.endpoint.authority)\(through) timed out")
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM,
              CURLE_SSL_CIPHER, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CRL_BADFILE,

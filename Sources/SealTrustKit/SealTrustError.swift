@@ -37,8 +37,8 @@ public enum SealTrustError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What failed, in words: an API error's detail (the string itself, or compact JSON for any other value),
-    /// what a decoding error found, or what broke in transport; cut to `longestDetailBytes` and marked
-    /// so, since it rides into events, client queues and log lines.
+    /// what a decoding error found, or what broke in transport; cut to `longestDetailBytes` and marked so, since it
+    /// rides into events, client queues and log lines.
     public var detailText: String? {
         switch self {
         case .api(_, let detail?, _, _): Self.bounded(detail.stringValue ?? detail.encoded())
@@ -46,6 +46,17 @@ public enum SealTrustError: Error, Sendable, Hashable, CustomStringConvertible {
         case .transport(let failure): Self.bounded(failure.detail)
         default: nil
         }
+    }
+
+    /// A transport failure's cause; nil for every other case.
+    public var cause: TransportFailure.Cause? {
+        guard case .transport(let failure) = self else { return nil }
+        return failure.cause
+    }
+
+    /// Anything thrown that is not a `SealTrustError` (a cancelled task) is a call that did not complete.
+    public static func from(_ error: any Error) -> SealTrustError {
+        error as? SealTrustError ?? .transport(TransportFailure(.reset, "the call was interrupted (\(error))"))
     }
 
     /// What of a detail goes on: enough for any message an operator can act on.
@@ -61,17 +72,6 @@ public enum SealTrustError: Error, Sendable, Hashable, CustomStringConvertible {
             kept.unicodeScalars.append(scalar)
         }
         return kept + "… [cut: \(text.utf8.count) bytes in all]"
-    }
-
-    /// A transport failure's cause; nil for every other case.
-    public var cause: TransportFailure.Cause? {
-        guard case .transport(let failure) = self else { return nil }
-        return failure.cause
-    }
-
-    /// Anything thrown that is not a `SealTrustError` (a cancelled task) is a call that did not complete.
-    public static func from(_ error: any Error) -> SealTrustError {
-        error as? SealTrustError ?? .transport(TransportFailure(.reset, "the call was interrupted (\(error))"))
     }
 
     /// How long the station waits: what a 429 asked for, an hour at most.

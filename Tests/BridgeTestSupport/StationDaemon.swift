@@ -22,8 +22,11 @@ public final class StationDaemon: Sendable {
     public let socketPath: String
     public let station: String
     private let process: SupervisedProcess
+    /// Made by this instance, so removed with it (its journal may hold 100,000 events in /dev/shm).
+    private let ownsDirectory: Bool
 
     public init(station: String = "dock-7", directory: String? = nil, extra: [String] = []) throws {
+        ownsDirectory = directory == nil
         self.directory = try directory ?? makeScratchDirectory(base: "/dev/shm", prefix: "station")
         self.station = station
         socketPath = self.directory + "/scand.sock"
@@ -31,6 +34,13 @@ public final class StationDaemon: Sendable {
                          "--station", station, "--log-level", "warning"] + extra
         process = try SupervisedProcess(executable: builtProduct("sealtrust-scand"), arguments: arguments)
         try waitUntilListening()
+    }
+
+    /// A restart in the same folder outlives this instance's removal of it: keep the first one alive to the end.
+    deinit {
+        process.signal(SIGKILL)
+        _ = process.waitForExit(timeout: .seconds(5))
+        if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) }
     }
 
     public var pid: pid_t { process.pid }

@@ -115,6 +115,7 @@ struct DeliveryTests {
         #expect(bridge.log.contains("daemon at"))
         bridge.stop()
         second.stop()
+        withExtendedLifetime(first) {}  // its folder holds the second daemon's journal
     }
 
     @Test func aBrokerThatSpeaksOnlyMQTT311GetsEveryEventIn311() throws {

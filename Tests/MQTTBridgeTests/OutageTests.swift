@@ -100,5 +100,6 @@ struct OutageTests {
         #expect(peak < 64 * 1_048_576)
         bridge.stop()
         second.stop()
+        withExtendedLifetime(first) {}  // its folder holds the second daemon's journal
     }
 }

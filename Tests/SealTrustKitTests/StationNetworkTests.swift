@@ -81,15 +81,17 @@ struct StationNetworkTests {
         }
     }
 
-    @Test func unreachableProxyIsAProxyFailure() async throws {
+    @Test func unreachableProxyIsAProxyFailureAndItsPasswordIsNotSaid() async throws {
         let proxy = try await startNetLab(["proxy"])
         let port = proxy.port
         proxy.stop()
-        let client = networkClient(scheme: "https", host: "localhost", port: 443, proxy: URL(string: "http://127.0.0.1:\(port)")!)
+        let client = networkClient(scheme: "https", host: "localhost", port: 443,
+                                   proxy: URL(string: "http://station:secret@127.0.0.1:\(port)")!)
         let result = await outcome(client, url: sampleChipURL)
         #expect(result.error?.cause == .proxy)
         #expect(result.error?.detailText?.hasPrefix("could not connect to the proxy http://127.0.0.1:\(port)") == true,
                 "\(String(describing: result.error?.detailText))")
+        #expect(result.error?.detailText?.contains("secret") == false, "the proxy's password is never in a detail")
     }
 
     @Test func unknownHostIsADNSFailure() async throws {

@@ -54,6 +54,7 @@ struct StationFeedTests {
         #expect(record.disconnectCount >= 1)
         #expect(record.eventLines.last?.contains(#""type":"verdict""#) == true)
         second.stop()
+        withExtendedLifetime(first) {}  // its folder holds the second daemon's journal
     }
 
     @Test func aConnectionAnswersCommandsAndKeepsTheDaemonsLineByteForByte() async throws {

@@ -163,7 +163,7 @@ import Testing
         let files = Set(FileManager.default.enumerator(atPath: stage)?.compactMap { $0 as? String }
             .filter { (try? FileManager.default.attributesOfItem(atPath: stage + "/" + $0)[.type] as? FileAttributeType) != .typeDirectory }
             .map { "/" + $0 } ?? [])
-        #expect(files.filter { $0.hasPrefix("/etc/") } == ["/etc/sealtrust-scand/scand.conf", "/etc/sealtrust-scand/token"])
+        #expect(files.filter { $0.hasPrefix("/etc/") }.sorted() == ["/etc/sealtrust-scand/scand.conf", "/etc/sealtrust-scand/token"])
         for expected in ["/usr/lib/udev/rules.d/70-sealtrust-scand.rules", "/usr/lib/modprobe.d/sealtrust-scand-blacklist.conf",
                          "/usr/lib/modules-load.d/sealtrust-scand.conf", "/usr/share/polkit-1/rules.d/50-sealtrust-scand.rules",
                          "/usr/lib/sysusers.d/sealtrust-scand.conf", "/usr/lib/systemd/system/sealtrust-scand.service",

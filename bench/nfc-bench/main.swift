@@ -54,6 +54,7 @@ func moduleBlock(_ taps: Int, tag: VirtualTag) async throws -> [Duration] {
     }
     var durations: [Duration] = []
     for _ in 0 ..< taps {
+        let mark = tag.transcript.count
         try await tag.present()
         var outcome: NFCEvent?
         while outcome == nil, let event = await iterator.next() {
@@ -64,7 +65,11 @@ func moduleBlock(_ taps: Int, tag: VirtualTag) async throws -> [Duration] {
         }
         guard case .tagRead(let read) = outcome else { throw BenchFailure("NFCReader: \(String(describing: outcome))") }
         try await tag.settle()  // vtag's line for this tap may come after the reader's answer
-        guard read.uri == tag.signedReads.last?.url else { throw BenchFailure("NFCReader read \(read.uri), not the signed URL") }
+        // Exactly one read of this presentation, and it is the URL the tag signed for it.
+        let signed = tag.signedReads(after: mark).map(\.url)
+        guard signed == [read.uri] else {
+            throw BenchFailure("NFCReader read \(read.uri); the tag signed \(signed) for this tap; its last lines: \(tag.transcript.suffix(12))")
+        }
         durations.append(read.readDuration)
         try await tag.remove()
     }
@@ -78,6 +83,7 @@ func referenceBlock(_ taps: Int, tag: VirtualTag, program: String) async throws 
     var durations: [Duration] = []
     for _ in 0 ..< taps {
         let mark = reference.lines.count
+        let tagMark = tag.transcript.count
         try await tag.present()
         let line = try await reference.waitForLine(after: mark, timeout: .seconds(10)) { $0.hasPrefix("READ ") || $0.hasPrefix("FAIL ") }
         let fields = line.split(separator: " ", maxSplits: 2).map(String.init)
@@ -85,7 +91,8 @@ func referenceBlock(_ taps: Int, tag: VirtualTag, program: String) async throws 
             throw BenchFailure("pcsc_read: \(line)")
         }
         try await tag.settle()  // vtag's line for this tap may come after the reader's answer
-        guard fields[2] == tag.signedReads.last?.url else { throw BenchFailure("pcsc_read read \(fields[2]), not the signed URL") }
+        let signed = tag.signedReads(after: tagMark).map(\.url)
+        guard signed == [fields[2]] else { throw BenchFailure("pcsc_read read \(fields[2]); the tag signed \(signed) for this tap") }
         durations.append(.microseconds(microseconds))
         try await tag.remove()
     }

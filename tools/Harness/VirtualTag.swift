@@ -80,7 +80,12 @@ public final class VirtualTag: Sendable {
 
     /// The URLs the tag signed, in order, with their counters.
     public var signedReads: [(counter: Int, url: String)] {
-        transcript.compactMap { line in
+        signedReads(after: 0)
+    }
+
+    /// The URLs the tag signed after the first `skip` lines of its transcript (a mark taken before a tap).
+    public func signedReads(after skip: Int) -> [(counter: Int, url: String)] {
+        transcript.dropFirst(skip).compactMap { line in
             guard line.hasPrefix("READ ctr="), let space = line.firstIndex(of: " "),
                   let urlRange = line.range(of: " url=") else { return nil }
             let counterText = line[line.index(space, offsetBy: 5) ..< urlRange.lowerBound]
