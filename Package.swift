@@ -29,6 +29,9 @@ let package = Package(
         // `make bench-qr`: the decoder's cost per frame beside libzbar's and zxing-cpp's loops.
         .executableTarget(name: "qr-bench", dependencies: ["QRScanner"]),
 
+        // Handheld scanners: keyboard-wedge (evdev) and USB-serial (CDC-ACM).
+        .target(name: "HandheldScanner"),
+
         // The daemon's parts.
         .target(name: "ScanJournal"),
         .target(name: "VerdictSocket", dependencies: ["ScanJournal"]),
@@ -54,12 +57,13 @@ let package = Package(
         .executableTarget(name: "scand-bench", dependencies: ["ScanJournal", "SealTrustKit", "TestSupport"]),
 
         // Tests and what they share: launchers for the sandbox API and the virtual tag.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["HandheldScanner"], path: "Tests/TestSupport"),
         .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "TestSupport"]),
         .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "TestSupport"]),
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "CZBar", "TestSupport"]),
         .target(name: "SystemdTestSupport", dependencies: ["TestSupport"], path: "Tests/SystemdTestSupport"),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport", "SystemdTestSupport", "TestSupport", "notify-probe"]),
+        .testTarget(name: "HandheldScannerTests", dependencies: ["HandheldScanner", "TestSupport"]),
         .testTarget(name: "ScanJournalTests", dependencies: ["ScanJournal", "TestSupport"]),
         .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "ScanJournal", "TestSupport"]),
         .testTarget(
