@@ -30,7 +30,9 @@ let package = Package(
         .executableTarget(name: "qr-bench", dependencies: ["QRScanner"]),
 
         // Handheld scanners: keyboard-wedge (evdev) and USB-serial (CDC-ACM).
-        .target(name: "HandheldScanner"),
+        // The evdev ioctls (variadic in C) in a C target of their own; no library to link.
+        .target(name: "CLinuxInput"),
+        .target(name: "HandheldScanner", dependencies: ["CLinuxInput"]),
 
         // The daemon's parts.
         .target(name: "ScanJournal"),

@@ -7,6 +7,8 @@ public struct ScannerReadFailure: Error, Sendable, Equatable {
         case unmappedKey = "unmapped_key"
         /// More than 4,096 characters (keyboard) or bytes (serial) before the terminator.
         case tooLong = "too_long"
+        /// A serial line whose bytes are not UTF-8: it cannot be a URL, and the socket carries text.
+        case invalidUTF8 = "invalid_utf8"
     }
 
     public let reason: Reason
