@@ -42,7 +42,7 @@ let package = Package(
         .executableTarget(name: "notify-probe", dependencies: ["SystemdSupport"]),
         .target(
             name: "ScanPipeline",
-            dependencies: ["SealTrustKit", "NFCReader", "QRScanner", "ScanJournal", "VerdictSocket"]
+            dependencies: ["SealTrustKit", "NFCReader", "QRScanner", "HandheldScanner", "ScanJournal", "VerdictSocket"]
         ),
 
         // Thin executables.
@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "ScanJournal", "TestSupport"]),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["ScanPipeline", "ScanJournal", "SealTrustKit", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
+            dependencies: ["ScanPipeline", "ScanJournal", "SealTrustKit", "HandheldScanner", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Foundation
+import HandheldScanner
 
 /// Why a value was refused, in words for the one-line error.
 struct BadValue: Error {
@@ -21,6 +22,8 @@ enum ConfigurationKey: String, CaseIterable {
     case tier
     case tokenFile = "token-file"
     case rescanAfter = "rescan-after"
+    case scanner
+    case scannerKeymap = "scanner-keymap"
     case maxClients = "max-clients"
     case clientQueue = "client-queue"
     case journalMaxBytes = "journal-max-bytes"
@@ -29,7 +32,7 @@ enum ConfigurationKey: String, CaseIterable {
 
     static let tiers = ["public", "end_user", "repairer", "recycler", "upstream", "authority"]
 
-    var isRepeatable: Bool { self == .host }
+    var isRepeatable: Bool { self == .host || self == .scanner }
 
     func apply(_ value: String, to options: inout DaemonOptions) throws(BadValue) {
         switch self {
@@ -66,6 +69,20 @@ enum ConfigurationKey: String, CaseIterable {
             guard Self.tiers.contains(value) else { throw BadValue(reason: "expected one of \(Self.tiers.joined(separator: ", "))") }
             options.tier = value
         case .rescanAfter: options.rescanAfter = try Self.number(value, atLeast: 0)
+        case .scanner:
+            let spec: ScannerSpec
+            do {
+                spec = try ScannerSpec(parsing: value)
+            } catch {
+                throw BadValue(reason: error.description)
+            }
+            guard !options.scanners.contains(where: { $0.id == spec.id }) else {
+                throw BadValue(reason: "\(spec.id) is already named")
+            }
+            options.scanners.append(spec)
+        case .scannerKeymap:
+            guard let layout = KeymapLayout(rawValue: value) else { throw BadValue(reason: "expected us, de or fr") }
+            options.scannerKeymap = layout
         case .maxClients: options.maxClients = try Self.count(value)
         case .clientQueue: options.clientQueueBytes = try Self.count(value)
         case .journalMaxBytes: options.journalMaxBytes = try Self.count(value)

@@ -1,4 +1,5 @@
 import Foundation
+import HandheldScanner
 import NFCReader
 import QRScanner
 import ScanJournal
@@ -78,8 +79,27 @@ public final class ScanPipeline: VerdictServerDelegate {
         if let spec {
             tasks.append(Task { await self.follow(QRScanner(source: spec, rescanAfter: rescanAfter)) })
         }
+        for spec in options.scanners {
+            let scanner = HandheldScannerSource(spec: spec, keymap: options.scannerKeymap, rescanAfter: rescanAfter)
+            tasks.append(Task { await self.follow(scanner) })
+        }
         sourceTasks.value = tasks
         publishStatusLine()
+    }
+
+    private func follow(_ scanner: HandheldScannerSource) async {
+        let id = scanner.spec.id, medium = scanner.spec.medium
+        for await event in scanner.events() {
+            switch event {
+            case .absent(let detail): await sourceChanged(id: id, medium: medium, state: "absent", detail: detail)
+            case .ready(let detail): await sourceChanged(id: id, medium: medium, state: "ready", detail: detail)
+            case .removed(let detail): await sourceChanged(id: id, medium: medium, state: "removed", detail: detail)
+            case .error(let detail): await sourceChanged(id: id, medium: medium, state: "error", detail: detail)
+            case .code(let code): await submit(raw: code, source: id, medium: medium, readAt: .now)
+            case .failure(let failure):
+                await readFailed(source: id, medium: medium, reason: failure.reason.rawValue, detail: failure.detail)
+            }
+        }
     }
 
     private func follow(_ monitor: NFCMonitor, filter: String?) async {
@@ -269,6 +289,8 @@ public final class ScanPipeline: VerdictServerDelegate {
         if options.nfc != previous.nfc { needsRestart.append("nfc") }
         if options.camera != previous.camera { needsRestart.append("camera") }
         if options.rescanAfter != previous.rescanAfter { needsRestart.append("rescan-after") }
+        if options.scanners != previous.scanners { needsRestart.append("scanner") }
+        if options.scannerKeymap != previous.scannerKeymap { needsRestart.append("scanner-keymap") }
         if options.maxClients != previous.maxClients { needsRestart.append("max-clients") }
         if options.clientQueueBytes != previous.clientQueueBytes { needsRestart.append("client-queue") }
         if options.journalMaxBytes != previous.journalMaxBytes { needsRestart.append("journal-max-bytes") }
@@ -306,7 +328,13 @@ public final class ScanPipeline: VerdictServerDelegate {
         let all = sources.all
         let readers = all.filter { $0.medium == "nfc" && $0.id != "nfc" && $0.state == "ready" }.count
         let camera = all.first { $0.medium == "qr" }.map { "\($0.id) \($0.state)" } ?? "no camera"
-        var line = "\(readers) reader\(readers == 1 ? "" : "s") ready, \(camera), \(counters.scans) scan\(counters.scans == 1 ? "" : "s")"
+        var line = "\(readers) reader\(readers == 1 ? "" : "s") ready, \(camera), "
+        let scanners = all.filter { $0.medium == "hid" || $0.medium == "serial" }
+        if !scanners.isEmpty {
+            let ready = scanners.filter { $0.state == "ready" }.count
+            line += "\(ready) of \(scanners.count) scanner\(scanners.count == 1 ? "" : "s") ready, "
+        }
+        line += "\(counters.scans) scan\(counters.scans == 1 ? "" : "s")"
         if let lastError = counters.lastAPIError { line += ", last API error: \(lastError)" }
         return line
     }

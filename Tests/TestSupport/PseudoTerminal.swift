@@ -16,6 +16,9 @@ public final class PseudoTerminal {
     public init() throws {
         var master: Int32 = -1, slave: Int32 = -1
         guard openpty(&master, &slave, nil, nil, nil) == 0 else { throw Failure("openpty: \(String(cString: strerror(errno)))") }
+        // Not handed down to a daemon the test starts: it would keep the port open after `close()`.
+        _ = fcntl(master, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(slave, F_SETFD, FD_CLOEXEC)
         self.master = master
         self.slave = slave
         var name = [CChar](repeating: 0, count: 4096)
