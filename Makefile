@@ -3,21 +3,21 @@
 export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 
-.PHONY: deps services build test demo bench install uninstall
+.PHONY: deps build test demo bench install uninstall
 
+# The Debian packages, and vsmartcard's vpcd driver unpacked for the tests' own pcscd (never installed).
 deps:
 	./scripts/install-deps.sh
-
-services: deps
-	./scripts/start-pcscd.sh
+	./scripts/vpcd-driver.sh >/dev/null
 
 build: deps
 	$(SWIFT) build
 
-# The hardware tests share pcscd's two virtual readers, so tests run one at a time.
-test: services test-sandbox
+# The hardware tests share their pcscd's two virtual readers, so tests run one at a time. Each test process
+# runs a pcscd of its own (scripts/private-pcscd.sh); the machine's pcscd must be the same process afterwards.
+test: deps test-sandbox
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --no-parallel
+	./scripts/leaves-system-pcscd-alone.sh $(SWIFT) test --no-parallel
 
 # Each part of the project adds its own targets (benchmarks, demo, install) in mk/.
 -include mk/*.mk

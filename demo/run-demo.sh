@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole station on one machine, with no network, no reader and no camera: the sandbox API,
-# the virtual NTAG 424 DNA behind pcscd, a Y4M stream standing in for the webcam, and the daemon.
-# `sealtrust-scanctl watch` prints every event as it comes. Everything started here is stopped on exit.
-# Run through `make demo`, which installs the packages, starts pcscd and builds first.
+# the virtual NTAG 424 DNA behind a pcscd of the demo's own, a Y4M stream standing in for the webcam, and the
+# daemon. The machine's pcscd is left alone. `sealtrust-scanctl watch` prints every event as it comes.
+# Everything started here is stopped on exit. Run through `make demo`, which installs the packages and builds first.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -11,6 +11,7 @@ bin="$(swift build --show-bin-path)"
 work="$(mktemp -d /tmp/sealtrust-demo.XXXXXX)"
 reader="Virtual PCD 00 01"
 pids=()
+pcscd_pid=""
 
 cleanup() {
     exec 7>&- 2>/dev/null || true
@@ -19,6 +20,11 @@ cleanup() {
         kill "${pids[i]}" 2>/dev/null || true
         wait "${pids[i]}" 2>/dev/null || true
     done
+    # The end of its stdin stops the private pcscd and removes its folder.
+    if [ -n "$pcscd_pid" ]; then
+        exec {pcscd_input}>&-
+        wait "$pcscd_pid" 2>/dev/null || true
+    fi
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -40,9 +46,20 @@ wait_for 15 grep -q LISTENING "$work/sandbox.out"
 port="$(awk '/LISTENING/ {print $2; exit}' "$work/sandbox.out")"
 echo "listening on http://127.0.0.1:$port"
 
+say "pcscd of the demo's own, with vsmartcard's two virtual readers (the machine's pcscd is left alone)"
+coproc PCSCD { exec ./scripts/private-pcscd.sh; }
+pcscd_pid="$PCSCD_PID"
+pcscd_input="${PCSCD[1]}"
+read -r -t 60 ready <&"${PCSCD[0]}" || ready="no answer from scripts/private-pcscd.sh"
+case "$ready" in READY*) ;; *) echo "demo: $ready" >&2; exit 1 ;; esac
+echo "$ready"
+socket="$(sed 's/.* socket=\([^ ]*\).*/\1/' <<<"$ready")"
+vpcd_port="$(sed 's/.* port=\([0-9]*\).*/\1/' <<<"$ready")"
+export PCSCLITE_CSOCK_NAME="$socket"   # libpcsclite, and so the daemon, talk to that pcscd
+
 say "Virtual NTAG 424 DNA on '$reader'"
 mkfifo "$work/vtag.in"
-/usr/bin/python3 tools/vtag/vtag.py --port 35964 --chip authentic <"$work/vtag.in" >"$work/vtag.out" 2>&1 &
+/usr/bin/python3 tools/vtag/vtag.py --port $((vpcd_port + 1)) --chip authentic <"$work/vtag.in" >"$work/vtag.out" 2>&1 &
 pids+=($!)
 exec 7>"$work/vtag.in"
 wait_for 15 grep -q READY "$work/vtag.out"

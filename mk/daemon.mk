@@ -6,12 +6,12 @@ DAEMON_FLOOR_READER := .build/bench/pcsc_read
 
 .PHONY: demo bench-daemon
 
-demo: services
+demo: deps
 	$(SWIFT) build --product sealtrust-scand
 	$(SWIFT) build --product sealtrust-scanctl
 	./demo/run-demo.sh
 
-bench-daemon: services
+bench-daemon: deps
 	$(MAKE) $(DAEMON_FLOOR_READER)
 	$(SWIFT) build -c release --product sealtrust-scand
 	$(SWIFT) build -c release --product scand-bench

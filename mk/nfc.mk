@@ -8,7 +8,7 @@ $(NFC_REFERENCE): bench/nfc/pcsc_read.c
 	mkdir -p $(dir $@)
 	cc -O2 -Wall -Wextra -o $@ $< $$(pkg-config --cflags --libs libpcsclite)
 
-bench-nfc: services $(NFC_REFERENCE)
+bench-nfc: deps $(NFC_REFERENCE)
 	$(SWIFT) build -c release --product nfc-bench
 	$(SWIFT) run -c release --skip-build nfc-bench --reference $(NFC_REFERENCE) --taps $(NFC_BENCH_TAPS)
 

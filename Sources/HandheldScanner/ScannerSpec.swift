@@ -54,12 +54,4 @@ public enum ScannerSpec: Sendable, Hashable {
         case .serial(let path, _): "serial:\(path)"
         }
     }
-
-    /// The medium events carry.
-    public var medium: String {
-        switch self {
-        case .evdev: "hid"
-        case .serial: "serial"
-        }
-    }
 }

@@ -1,6 +1,6 @@
 import CPCSCLite
 import Dispatch
-import Foundation
+import POSIXSupport
 import Synchronization
 
 /// The thread behind one `NFCMonitor.events()` stream: it owns a PC/SC context, waits on every
@@ -24,7 +24,7 @@ final class MonitorSession: Sendable {
     }
 
     func start() {
-        Thread { [self] in run() }.start()
+        OSThread.start(name: "nfc-monitor") { [self] in run() }
     }
 
     /// Ends the session promptly; the monitor thread releases its context on its way out.
@@ -36,18 +36,16 @@ final class MonitorSession: Sendable {
         guard !alreadyStopping else { return }
         wakeFromBackoff.signal()
         // SCardCancel only ends a wait already in progress, so repeat it until the thread has gone.
-        Thread { [self] in
+        OSThread.start(name: "nfc-cancel") { [self] in
             repeat {
                 control.withLock { $0.canceller }?.cancel()
             } while exited.wait(timeout: .now() + .milliseconds(20)) == .timedOut
-        }.start()
+        }
     }
 
     private var stopping: Bool { control.withLock { $0.stopping } }
 
     private func run() {
-        // For `ps -L`: Foundation's `Thread.name` does not reach the thread itself on Linux.
-        try? "nfc-monitor".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
         var workers: [String: ReaderWorker] = [:]
         var backoff = Backoff()
         var inOutage = false

@@ -1,6 +1,6 @@
 import CPCSCLite
 import Dispatch
-import Foundation
+import POSIXSupport
 import Synchronization
 
 /// One reader's reads, on a thread and PC/SC context of their own: a slow or stuck tag on one
@@ -29,8 +29,7 @@ final class ReaderWorker: Sendable {
     init(reader: String, emit: @escaping @Sendable (NFCEvent) -> Void) {
         self.reader = reader
         self.emit = emit
-        let thread = Thread { [self] in run() }
-        thread.start()
+        OSThread.start(name: "nfc-read") { [self] in run() }
     }
 
     func read(_ presentation: Presentation) {
@@ -44,7 +43,6 @@ final class ReaderWorker: Sendable {
     }
 
     private func run() {
-        try? "nfc-read".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
         var context = try? PCSCContext.establish()  // ready before the first tap, not during it
         while true {
             wake.wait()
@@ -103,7 +101,7 @@ final class ReaderWorker: Sendable {
         let deadline = ContinuousClock.now + Self.removalGrace
         var states = [ReaderState(name: reader, current: presentation.state)]
         while case let remaining = deadline - .now, remaining > .zero {
-            let timeout = DWORD(remaining.wholeMilliseconds)
+            let timeout = DWORD(remaining.roundedUpMilliseconds)
             guard (try? context.waitForChange(&states, timeout: timeout)) == true else { return false }
             let state = states[0]
             if state.readerGone || state.cardAbsent || state.eventCount != presentation.state >> 16 {

@@ -1,4 +1,4 @@
-/// Why a tag in the field gave no URI. `reason` is the socket protocol's `read_error` reason.
+/// Why a tag in the field gave no URI.
 public enum TagReadFailure: Error, Sendable, Equatable {
     case noNDEFApplication
     /// No NDEF file, or one whose NDEF length is 0.
@@ -10,19 +10,6 @@ public enum TagReadFailure: Error, Sendable, Equatable {
     case statusWord(UInt16)
     case removedDuringRead
     case io(String)
-
-    public var reason: String {
-        switch self {
-        case .noNDEFApplication: "no_ndef_application"
-        case .emptyNDEF: "empty_ndef"
-        case .noURIRecord: "no_uri_record"
-        case .malformedNDEF: "malformed_ndef"
-        case .lengthBeyondFile: "length_beyond_file"
-        case .statusWord: "status_word"
-        case .removedDuringRead: "removed_during_read"
-        case .io: "io"
-        }
-    }
 
     public var detail: String {
         switch self {

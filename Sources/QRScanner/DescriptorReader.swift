@@ -1,11 +1,12 @@
 import Glibc
+import POSIXSupport
 
 /// Buffered reads from a descriptor that wait with poll(2), so a stop is seen
 /// within a fraction of a second even when the writer is silent.
 struct DescriptorReader {
     enum Failure: Error {
         case stopped
-        case system(SystemError)
+        case system(SystemCallError)
     }
 
     enum Line {
@@ -85,13 +86,13 @@ struct DescriptorReader {
             let ready = poll(&request, 1, 200)
             if ready < 0 {
                 if errno == EINTR { continue }
-                throw Failure.system(SystemError("poll"))
+                throw Failure.system(SystemCallError("poll"))
             }
             if ready == 0 { continue }
             let count = Glibc.read(descriptor, destination.baseAddress, destination.count)
             if count >= 0 { return count }
             if errno == EAGAIN || errno == EINTR { continue }
-            throw Failure.system(SystemError("read"))
+            throw Failure.system(SystemCallError("read"))
         }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import POSIXSupport
 
 /// One running scanner: a reader thread runs the source, a decoder thread turns
 /// frames into events. Both end when the consumer stops listening.
@@ -17,18 +17,11 @@ final class ScanSession: Sendable {
     }
 
     func start() {
-        // For `ps -L`: Foundation's `Thread.name` does not reach the thread itself on Linux.
-        let reader = Thread { [source, mailbox] in
-            try? "qr-reader".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+        OSThread.start(name: "qr-reader") { [source, mailbox] in
             source.run(into: mailbox)
             mailbox.finish()
         }
-        let decoder = Thread { [self] in
-            try? "qr-decoder".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
-            decodeUntilEnd()
-        }
-        reader.start()
-        decoder.start()
+        OSThread.start(name: "qr-decoder") { [self] in decodeUntilEnd() }
     }
 
     func stop() {

@@ -7,7 +7,11 @@ struct Y4MHeader: Sendable, Equatable {
     let colourSpace: String
 
     /// The largest side accepted; a larger one is a corrupt header, not a frame to allocate.
-    static let maximumSide = 16_384
+    static let maximumSide = 8_192
+    /// The most bytes a frame (all its planes) may hold: the header alone must not decide our memory.
+    static let maximumFrameBytes = 64 << 20
+    /// A rate's terms, as Y4M writers store them (32-bit rationals): the stream clock's arithmetic stays exact.
+    static let rateTerms = 1...Int(Int32.max)
 
     /// Parses the header line (without its newline); the error says what is wrong.
     static func parse(_ line: [UInt8]) -> Result<Y4MHeader, Y4MHeaderError> {
@@ -26,7 +30,8 @@ struct Y4MHeader: Sendable, Equatable {
                 guard height != nil else { return .failure(Y4MHeaderError("bad height \"\(field)\"")) }
             case "F":
                 let parts = value.split(separator: ":")
-                guard parts.count == 2, let numerator = Int(parts[0]), let denominator = Int(parts[1]), numerator > 0, denominator > 0 else {
+                guard parts.count == 2, let numerator = Int(parts[0]), let denominator = Int(parts[1]),
+                      rateTerms.contains(numerator), rateTerms.contains(denominator) else {
                     return .failure(Y4MHeaderError("bad frame rate \"\(field)\""))
                 }
                 rate = (numerator, denominator)
@@ -40,7 +45,10 @@ struct Y4MHeader: Sendable, Equatable {
         }
         guard let rate else { return .failure(Y4MHeaderError("missing frame rate")) }
         let header = Y4MHeader(width: width, height: height, rateNumerator: rate.0, rateDenominator: rate.1, colourSpace: colourSpace)
-        guard header.chromaBytes != nil else { return .failure(Y4MHeaderError("unsupported colour space C\(colourSpace)")) }
+        guard let chromaBytes = header.chromaBytes else { return .failure(Y4MHeaderError("unsupported colour space C\(colourSpace)")) }
+        guard header.lumaBytes + chromaBytes <= maximumFrameBytes else {
+            return .failure(Y4MHeaderError("frames of \(header.lumaBytes + chromaBytes) bytes, over the \(maximumFrameBytes >> 20) MiB limit"))
+        }
         return .success(header)
     }
 
@@ -59,9 +67,9 @@ struct Y4MHeader: Sendable, Equatable {
         }
     }
 
-    /// The stream's own clock: frame number over frame rate.
+    /// The stream's own clock: frame number over frame rate; it stops at Duration's end (292 years) rather than wrap.
     func time(ofFrame number: Int) -> Duration {
-        .nanoseconds(Int64(number) * Int64(rateDenominator) * 1_000_000_000 / Int64(rateNumerator))
+        .nanoseconds(Int64(clamping: Int128(number) * Int128(rateDenominator) * 1_000_000_000 / Int128(rateNumerator)))
     }
 
     /// "1280x720 Y4M 25 fps C420jpeg".

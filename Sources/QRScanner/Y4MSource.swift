@@ -1,4 +1,5 @@
 import Glibc
+import POSIXSupport
 
 /// Frames from a YUV4MPEG2 stream: a regular file (played once, every frame decoded),
 /// a FIFO (live; opened again a second after each writer leaves) or stdin (live; ends for good).
@@ -39,7 +40,7 @@ struct Y4MSource: FrameSource {
             let flags = O_RDONLY | O_CLOEXEC | (kind == .fifo ? O_NONBLOCK : 0)
             let descriptor = open(path, flags)
             guard descriptor >= 0 else {
-                let failure = "cannot open: \(SystemError("open"))"
+                let failure = "cannot open: \(SystemCallError("open"))"
                 if failure != lastOpenFailure {
                     sink.report(.sourceError(id: id, detail: failure))
                     lastOpenFailure = failure
@@ -92,7 +93,8 @@ struct Y4MSource: FrameSource {
 
     /// Returns why the stream ended, for `sourceRemoved`; problems are reported as they are met.
     private func playFrames(of header: Y4MHeader, from reader: inout DescriptorReader, live: Bool, into sink: some FrameSink) throws -> String {
-        var chroma = [UInt8](repeating: 0, count: header.chromaBytes ?? 0)
+        // Neither plane is zeroed first: a frame costs memory as its bytes arrive, not as its header says.
+        var chroma = [UInt8](unsafeUninitializedCapacity: header.chromaBytes ?? 0) { _, count in count = header.chromaBytes ?? 0 }
         var number = 0
         while true {
             switch try reader.readLine(limit: Self.lineLimit) {
@@ -108,9 +110,12 @@ struct Y4MSource: FrameSource {
                     return "stream broken after \(number) frames"
                 }
             }
-            var luma = [UInt8](repeating: 0, count: header.lumaBytes)
-            let lumaRead = try luma.withUnsafeMutableBytes { bytes in try reader.read(into: bytes) }
-            let chromaRead = lumaRead < luma.count ? 0 : try chroma.withUnsafeMutableBytes { bytes in try reader.read(into: bytes) }
+            var lumaRead = 0
+            let luma = try [UInt8](unsafeUninitializedCapacity: header.lumaBytes) { bytes, count in
+                lumaRead = try reader.read(into: UnsafeMutableRawBufferPointer(bytes))
+                count = lumaRead
+            }
+            let chromaRead = lumaRead < header.lumaBytes ? 0 : try chroma.withUnsafeMutableBytes { bytes in try reader.read(into: bytes) }
             let frameBytes = header.lumaBytes + chroma.count
             guard lumaRead + chromaRead == frameBytes else {
                 sink.report(.sourceError(id: id, detail: "truncated frame \(number): \(lumaRead + chromaRead) of \(frameBytes) bytes"))

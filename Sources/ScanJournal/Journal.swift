@@ -1,3 +1,4 @@
+import JSONCore
 import Foundation
 import Glibc
 import Synchronization
@@ -13,26 +14,47 @@ public final class Journal: Sendable {
     public let maxAge: TimeInterval
     /// A new segment starts once the current one holds this many bytes.
     public let segmentBytes: Int
+    /// What opening repaired or set aside, for the log; nil when the journal was sound.
     public let recoveryNote: String?
+    /// Where a damaged place met while reading is reported (each place once), for the log.
+    let warn: @Sendable (String) -> Void
+
+    /// Every seq the journal gives out: a seq must stay exact as a JSON number in any client (2^53).
+    public static let seqs: ClosedRange<UInt64> = 1...(1 << 53 - 1)
 
     private struct State {
         var segments: [SegmentFile]
         var activeDescriptor: Int32
         var lastSeq: UInt64
+        var reportedPlaces: Set<String> = []
     }
 
     private let state: Mutex<State>
 
+    /// A journal that does not make sense (a segment whose name is no seq, a last seq outside its
+    /// segment's range) is set aside (renamed `NAME.aside-TIME`) and said in `recoveryNote`; seqs go on
+    /// after the highest the set-aside file may have given out, so none is reused.
     public init(
-        path: String, maxBytes: Int = 268_435_456, maxAge: TimeInterval = 90 * 86_400, segmentBytes: Int? = nil
+        path: String, maxBytes: Int = 268_435_456, maxAge: TimeInterval = 90 * 86_400, segmentBytes: Int? = nil,
+        warn: @escaping @Sendable (String) -> Void = { _ in }
     ) throws {
         self.directory = path
         self.maxBytes = max(1, maxBytes)
         self.maxAge = maxAge
         self.segmentBytes = segmentBytes ?? min(16 << 20, max(64 << 10, maxBytes / 8))
+        self.warn = warn
         try FileCalls.makeDirectories(path)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-        var firstSeqs = names.compactMap(SegmentFile.firstSeq(fromName:)).sorted()
+        var notes: [String] = []
+        var firstSeqs: [UInt64] = []
+        for name in names.sorted() {
+            guard let firstSeq = SegmentFile.firstSeq(fromName: name) else { continue }
+            if Journal.seqs.contains(firstSeq) {
+                firstSeqs.append(firstSeq)
+            } else {
+                notes.append(try FileCalls.setAside(path + "/" + name, because: "its name is no seq"))
+            }
+        }
         if firstSeqs.isEmpty {
             firstSeqs = [1]
         }
@@ -44,24 +66,35 @@ public final class Journal: Sendable {
             let (bytes, modified) = try FileCalls.size(descriptor, path: filePath)
             segments.append(SegmentFile(firstSeq: firstSeq, bytes: bytes, newestAt: modified))
         }
-        let activeFirstSeq = firstSeqs.last!
-        let activePath = path + "/" + SegmentFile.name(firstSeq: activeFirstSeq)
-        let descriptor = try FileCalls.open(activePath, O_RDWR | O_CREAT | O_APPEND)
-        let recovered: TailRecovery
+        var activeFirstSeq = firstSeqs.last!
+        var activePath = path + "/" + SegmentFile.name(firstSeq: activeFirstSeq)
+        var descriptor = try FileCalls.open(activePath, O_RDWR | O_CREAT | O_APPEND)
+        var lastSeq = activeFirstSeq - 1
         do {
-            recovered = try TailRecovery.repair(descriptor: descriptor, path: activePath)
+            let recovered = try TailRecovery.repair(descriptor: descriptor, path: activePath)
+            notes.insert(contentsOf: [recovered.note(path: activePath)].compactMap { $0 }, at: 0)
+            // The highest plausible seq, not the last line's: a line above the last must not be given out again.
+            let (highest, lastIsPlausible) = try TailRecovery.scan(descriptor: descriptor, path: activePath, firstSeq: activeFirstSeq)
+            if let last = recovered.lastSeq, !lastIsPlausible {
+                Glibc.close(descriptor)
+                descriptor = -1
+                notes.append(try FileCalls.setAside(activePath, because: "its last seq \(last) cannot be in it"))
+                lastSeq = max(lastSeq, highest ?? 0)
+                activeFirstSeq = lastSeq + 1
+                activePath = path + "/" + SegmentFile.name(firstSeq: activeFirstSeq)
+                descriptor = try FileCalls.open(activePath, O_RDWR | O_CREAT | O_APPEND)
+            } else if let highest {
+                lastSeq = highest
+            }
             try FileCalls.syncDirectory(path)
         } catch {
-            Glibc.close(descriptor)
+            if descriptor >= 0 { Glibc.close(descriptor) }
             throw error
         }
         let (bytes, modified) = try FileCalls.size(descriptor, path: activePath)
         segments.append(SegmentFile(firstSeq: activeFirstSeq, bytes: bytes, newestAt: modified))
-        self.recoveryNote = recovered.note(path: activePath)
-        self.state = Mutex(
-            State(
-                segments: segments, activeDescriptor: descriptor,
-                lastSeq: recovered.lastSeq ?? (activeFirstSeq - 1)))
+        self.recoveryNote = notes.isEmpty ? nil : notes.joined(separator: "; ")
+        self.state = Mutex(State(segments: segments, activeDescriptor: descriptor, lastSeq: lastSeq))
         try state.withLock { state in
             try Journal.enforceRetention(&state, directory: path, maxBytes: self.maxBytes, maxAge: maxAge)
         }
@@ -149,6 +182,19 @@ public final class Journal: Sendable {
     /// The first seqs of the segments now on disk, oldest first.
     func segmentFirstSeqs() -> [UInt64] {
         state.withLock { $0.segments.map(\.firstSeq) }
+    }
+
+    /// The seqs a segment's lines can hold: below the next segment's name, or up to the last appended.
+    func seqLimit(ofSegment firstSeq: UInt64) -> UInt64 {
+        state.withLock { state in
+            (state.segments.first { $0.firstSeq > firstSeq }?.firstSeq).map { $0 - 1 } ?? state.lastSeq
+        }
+    }
+
+    /// Says once where a reader met a line it had to pass over (`place`: the file and offset).
+    func warnOnce(at place: String, _ problem: String) {
+        let isNew = state.withLock { $0.reportedPlaces.insert(place).inserted }
+        if isNew { warn("journal: \(place): \(problem); passed over") }
     }
 
     private func startSegment(_ state: inout State) throws(JournalError) {

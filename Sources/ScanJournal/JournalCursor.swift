@@ -6,13 +6,18 @@ public struct JournalCursor: Sendable {
     let journal: Journal
     var segmentFirstSeq: UInt64
     var offset = 0
+    /// The line `offset` is at, from 0 in each segment: a line's seq cannot run ahead of it.
+    var line = 0
     /// The last `seq` read (or the start, before any): later batches hold only greater ones.
     public private(set) var position: UInt64
+    /// Where it started: lines at or below it are skipped quietly, later ones out of order are reported.
+    let start: UInt64
 
     init(journal: Journal, segmentFirstSeq: UInt64, position: UInt64) {
         self.journal = journal
         self.segmentFirstSeq = segmentFirstSeq
         self.position = position
+        self.start = position
     }
 
     /// The next whole events, about `maxBytes` of them; empty once it has caught up.
@@ -25,6 +30,7 @@ public struct JournalCursor: Sendable {
                 }
                 segmentFirstSeq = following
                 offset = 0
+                line = 0
             }
             let events = try readBatch(maxBytes: maxBytes)
             if !events.isEmpty { return events }
@@ -32,36 +38,38 @@ public struct JournalCursor: Sendable {
             if try !hasUnreadLines() {
                 segmentFirstSeq = following
                 offset = 0
+                line = 0
             }
         }
     }
 
     /// Reads whole lines from the current segment; skips those not above `position`.
+    /// A line that is no event, or whose seq cannot be in this segment, is reported and passed over:
+    /// it never moves `position`, so the lines after it still come.
     private mutating func readBatch(maxBytes: Int) throws -> [JournaledEvent] {
+        let path = journal.segmentPath(segmentFirstSeq)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return [] }
+            throw JournalError.system(operation: "open", path: path, errno: errno)
+        }
+        defer { close(descriptor) }
         var events: [JournaledEvent] = []
         while events.isEmpty {
-            let path = journal.segmentPath(segmentFirstSeq)
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                if errno == ENOENT { return [] }
-                throw JournalError.system(operation: "open", path: path, errno: errno)
-            }
-            defer { close(descriptor) }
             let bytes = try FileCalls.readAt(descriptor, offset: offset, count: maxBytes, path: path)
+            // Read after the bytes: a line already written is within it, unless its append failed.
+            let limit = journal.seqLimit(ofSegment: segmentFirstSeq)
             guard let lastNewline = bytes.lastIndex(of: 0x0A) else {
-                if bytes.count == maxBytes {
-                    return try readLongLine(descriptor: descriptor, path: path)
-                }
-                return []
+                // No newline: the end of what is written, or one line longer than a batch.
+                guard bytes.count == maxBytes, let long = try readLongLine(descriptor: descriptor, path: path) else { return [] }
+                take(long[...], at: offset, path: path, limit: limit, into: &events)
+                offset += long.count + 1
+                continue
             }
             var lineStart = 0
             while lineStart <= lastNewline {
                 let lineEnd = bytes[lineStart...].firstIndex(of: 0x0A)!
-                let line = String(decoding: bytes[lineStart..<lineEnd], as: UTF8.self)
-                if let event = JournaledEvent(line: line), event.seq > position {
-                    events.append(event)
-                    position = event.seq
-                }
+                take(bytes[lineStart..<lineEnd], at: offset + lineStart, path: path, limit: limit, into: &events)
                 lineStart = lineEnd + 1
             }
             offset += lastNewline + 1
@@ -69,8 +77,31 @@ public struct JournalCursor: Sendable {
         return events
     }
 
-    /// One line longer than a batch: read it whole.
-    private mutating func readLongLine(descriptor: Int32, path: String) throws -> [JournaledEvent] {
+    private mutating func take(
+        _ text: ArraySlice<UInt8>, at lineOffset: Int, path: String, limit: UInt64, into events: inout [JournaledEvent]
+    ) {
+        defer { line += 1 }
+        guard let event = JournaledEvent(line: String(decoding: text, as: UTF8.self)) else {
+            journal.warnOnce(at: "\(path) at byte \(lineOffset)", "not an event")
+            return
+        }
+        let plausible = SegmentFile.plausibleSeqs(firstSeq: segmentFirstSeq, line: line)
+        guard plausible.contains(event.seq), event.seq <= limit else {
+            let upper = min(plausible.upperBound, limit)
+            let bounds = upper < segmentFirstSeq ? "none" : "\(segmentFirstSeq) to \(upper)"
+            journal.warnOnce(at: "\(path) at byte \(lineOffset)", "seq \(event.seq) cannot be on this line (\(bounds))")
+            return
+        }
+        if event.seq > position {
+            events.append(event)
+            position = event.seq
+        } else if event.seq > start {
+            journal.warnOnce(at: "\(path) at byte \(lineOffset)", "seq \(event.seq) comes after \(position)")
+        }
+    }
+
+    /// The line at `offset`, longer than a batch, read whole; nil while its end is not written yet.
+    private func readLongLine(descriptor: Int32, path: String) throws -> [UInt8]? {
         var length = 0
         var chunkSize = 262_144
         while true {
@@ -79,17 +110,11 @@ public struct JournalCursor: Sendable {
                 length += newline
                 break
             }
-            if bytes.count < chunkSize { return [] }
+            if bytes.count < chunkSize { return nil }
             length += bytes.count
             chunkSize *= 2
         }
-        let line = try FileCalls.readAt(descriptor, offset: offset, count: length, path: path)
-        offset += length + 1
-        if let event = JournaledEvent(line: String(decoding: line, as: UTF8.self)), event.seq > position {
-            position = event.seq
-            return [event]
-        }
-        return []
+        return try FileCalls.readAt(descriptor, offset: offset, count: length, path: path)
     }
 
     private func hasUnreadLines() throws -> Bool {

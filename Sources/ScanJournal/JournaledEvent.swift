@@ -1,3 +1,5 @@
+import JSONCore
+
 /// One durable event: its number, its type and its whole encoded object (no newline).
 public struct JournaledEvent: Sendable, Hashable {
     public let seq: UInt64

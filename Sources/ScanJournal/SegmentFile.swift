@@ -16,6 +16,12 @@ struct SegmentFile: Sendable {
         return String(repeating: "0", count: digits - number.count) + number + suffix
     }
 
+    /// The seqs line `line` (from 0) of a segment can hold: every append writes the next seq on the next
+    /// line, so a seq can lag its line (garbage lines between) but never run ahead of it.
+    static func plausibleSeqs(firstSeq: UInt64, line: Int) -> ClosedRange<UInt64> {
+        firstSeq...max(firstSeq, min(firstSeq + UInt64(line), Journal.seqs.upperBound))
+    }
+
     static func firstSeq(fromName name: String) -> UInt64? {
         guard name.hasSuffix(suffix) else { return nil }
         let stem = name.dropLast(suffix.count)
@@ -46,22 +52,25 @@ enum FileCalls {
         }
     }
 
+    /// Up to `count` bytes at `offset`: no more than the file holds, so a batch's size costs memory only
+    /// as far as there are bytes to read.
     static func readAt(_ descriptor: Int32, offset: Int, count: Int, path: String) throws(JournalError) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let result = buffer.withUnsafeMutableBytes { raw in
-                pread(descriptor, raw.baseAddress! + filled, count - filled, off_t(offset + filled))
+        let wanted = max(0, min(count, try size(descriptor, path: path).bytes - offset))
+        var failure: JournalError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: wanted) { buffer, filled in
+            while filled < wanted {
+                let result = pread(descriptor, buffer.baseAddress! + filled, wanted - filled, off_t(offset + filled))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    failure = .system(operation: "read", path: path, errno: errno)
+                    return
+                }
+                if result == 0 { return }
+                filled += result
             }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw .system(operation: "read", path: path, errno: errno)
-            }
-            if result == 0 { break }
-            filled += result
         }
-        buffer.removeSubrange(filled...)
-        return buffer
+        if let failure { throw failure }
+        return bytes
     }
 
     static func syncData(_ descriptor: Int32, path: String) throws(JournalError) {
@@ -79,6 +88,19 @@ enum FileCalls {
         let descriptor = try open(path, O_RDONLY | O_DIRECTORY)
         defer { Glibc.close(descriptor) }
         guard fsync(descriptor) == 0 else { throw .system(operation: "fsync", path: path, errno: errno) }
+    }
+
+    /// Renames a segment that does not make sense out of the journal (`NAME.aside-SECONDS`), keeping it
+    /// for a person to look at; returns the note that says so.
+    static func setAside(_ path: String, because reason: String) throws(JournalError) -> String {
+        var asidePath = path + ".aside-\(Int(Timestamp.now().seconds))"
+        var attempt = 1
+        while access(asidePath, F_OK) == 0 {
+            attempt += 1
+            asidePath = path + ".aside-\(Int(Timestamp.now().seconds))-\(attempt)"
+        }
+        guard rename(path, asidePath) == 0 else { throw .system(operation: "rename", path: path, errno: errno) }
+        return "journal: set aside \(path) as \(asidePath): \(reason)"
     }
 
     /// `mkdir -p`: the journal's directory and any missing parent.

@@ -41,6 +41,34 @@ struct TailRecovery {
         return recovery
     }
 
+    /// What the lines of a segment say, line by line: its highest plausible seq, and whether its
+    /// last event is plausible. Line `k` of a sound segment holds seq `firstSeq + k`; garbage lines only
+    /// lower that, so a seq above it (or below `firstSeq`) is one no append wrote there.
+    static func scan(descriptor: Int32, path: String, firstSeq: UInt64) throws(JournalError) -> (highest: UInt64?, lastIsPlausible: Bool) {
+        var highest: UInt64?
+        var lastIsPlausible = true
+        var offset = 0
+        var index = 0
+        var line: [UInt8] = []
+        while true {
+            let bytes = try FileCalls.readAt(descriptor, offset: offset, count: 262_144, path: path)
+            if bytes.isEmpty { return (highest, lastIsPlausible) }
+            offset += bytes.count
+            var start = 0
+            while let newline = bytes[start...].firstIndex(of: 0x0A) {
+                line += bytes[start..<newline]
+                if let event = JournaledEvent(line: String(decoding: line, as: UTF8.self)) {
+                    lastIsPlausible = SegmentFile.plausibleSeqs(firstSeq: firstSeq, line: index).contains(event.seq)
+                    if lastIsPlausible { highest = max(highest ?? 0, event.seq) }
+                }
+                line.removeAll(keepingCapacity: true)
+                index += 1
+                start = newline + 1
+            }
+            line += bytes[start...]
+        }
+    }
+
     /// The offset just after the newline that precedes `end` (0 when there is none).
     private static func startOfLine(before end: Int, descriptor: Int32, path: String) throws(JournalError) -> Int {
         let chunk = 65_536

@@ -1,5 +1,6 @@
 import Foundation
 import HandheldScanner
+import SealTrustKit
 
 /// Why a value was refused, in words for the one-line error.
 struct BadValue: Error {
@@ -30,7 +31,6 @@ enum ConfigurationKey: String, CaseIterable {
     case journalMaxAge = "journal-max-age"
     case logLevel = "log-level"
 
-    static let tiers = ["public", "end_user", "repairer", "recycler", "upstream", "authority"]
 
     var isRepeatable: Bool { self == .host || self == .scanner }
 
@@ -66,8 +66,10 @@ enum ConfigurationKey: String, CaseIterable {
         case .latitude: options.latitude = try Self.number(value, within: -90...90)
         case .longitude: options.longitude = try Self.number(value, within: -180...180)
         case .tier:
-            guard Self.tiers.contains(value) else { throw BadValue(reason: "expected one of \(Self.tiers.joined(separator: ", "))") }
-            options.tier = value
+            guard let tier = AccessTier(rawValue: value) else {
+                throw BadValue(reason: "expected one of \(AccessTier.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            options.tier = tier
         case .rescanAfter: options.rescanAfter = try Self.number(value, atLeast: 0)
         case .scanner:
             let spec: ScannerSpec

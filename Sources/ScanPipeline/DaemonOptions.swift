@@ -1,5 +1,6 @@
 import Foundation
 import HandheldScanner
+import SealTrustKit
 
 /// Everything the command line and the configuration file can set, with daemon.md's defaults.
 public struct DaemonOptions: Sendable, Equatable {
@@ -28,7 +29,7 @@ public struct DaemonOptions: Sendable, Equatable {
     public var language = Language.en
     public var latitude: Double?
     public var longitude: Double?
-    public var tier = "public"
+    public var tier = AccessTier.public
     public var tokenFile: String?
     public var rescanAfter: Double = 2
     /// Handheld scanners, in the order given; none by default.

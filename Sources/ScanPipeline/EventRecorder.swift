@@ -1,5 +1,7 @@
 import Dispatch
+import JSONCore
 import ScanJournal
+import StationWire
 import VerdictSocket
 
 /// Makes each event durable in the journal, then publishes it: in that order, one event at a time,
@@ -18,11 +20,12 @@ final class EventRecorder: Sendable {
 
     /// Queues the event now (keeping the caller's order) and calls `done` once it is published,
     /// with nil when the journal refused it (then nobody receives it).
-    func enqueue(type: String, fields: [(String, JSON)], requester: ClientID? = nil,
+    func enqueue(_ event: StationEvent, requester: ClientID? = nil,
                  done: @escaping @Sendable (JournaledEvent?) -> Void = { _ in }) {
         queue.async { [journal, server, logger] in
+            let type = event.type.rawValue
             do {
-                let event = try journal.append(type: type, fields: fields)
+                let event = try journal.append(type: type, fields: event.fields)
                 server.publish(event, requester: requester)
                 done(event)
             } catch {
@@ -33,9 +36,9 @@ final class EventRecorder: Sendable {
     }
 
     @discardableResult
-    func record(type: String, fields: [(String, JSON)], requester: ClientID? = nil) async -> JournaledEvent? {
+    func record(_ event: StationEvent, requester: ClientID? = nil) async -> JournaledEvent? {
         await withCheckedContinuation { continuation in
-            enqueue(type: type, fields: fields, requester: requester) { continuation.resume(returning: $0) }
+            enqueue(event, requester: requester) { continuation.resume(returning: $0) }
         }
     }
 

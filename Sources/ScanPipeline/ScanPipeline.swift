@@ -1,9 +1,13 @@
 import Foundation
 import HandheldScanner
+import ScannerDevices
 import NFCReader
 import QRScanner
+import JSONCore
 import ScanJournal
+import POSIXSupport
 import SealTrustKit
+import StationWire
 import VerdictSocket
 
 /// Joins the station's sources, the parser and the API client: one `scan` and one `verdict` per string read,
@@ -55,7 +59,7 @@ public final class ScanPipeline: VerdictServerDelegate {
             client: SealTrustClient(configuration: configuration),
             texts: options.language == .fr ? .french : .english,
             messages: .forLanguage(options.language),
-            tier: AccessTier(rawValue: options.tier) ?? .public)
+            tier: options.tier)
     }
 
     // MARK: Sources
@@ -88,16 +92,20 @@ public final class ScanPipeline: VerdictServerDelegate {
     }
 
     private func follow(_ scanner: HandheldScannerSource) async {
-        let id = scanner.spec.id, medium = scanner.spec.medium
+        let id = scanner.spec.id
+        let medium: Medium = switch scanner.spec {
+        case .evdev: .hid
+        case .serial: .serial
+        }
         for await event in scanner.events() {
             switch event {
-            case .absent(let detail): await sourceChanged(id: id, medium: medium, state: "absent", detail: detail)
-            case .ready(let detail): await sourceChanged(id: id, medium: medium, state: "ready", detail: detail)
-            case .removed(let detail): await sourceChanged(id: id, medium: medium, state: "removed", detail: detail)
-            case .error(let detail): await sourceChanged(id: id, medium: medium, state: "error", detail: detail)
+            case .absent(let detail): await sourceChanged(id: id, medium: medium, state: .absent, detail: detail)
+            case .ready(let detail): await sourceChanged(id: id, medium: medium, state: .ready, detail: detail)
+            case .removed(let detail): await sourceChanged(id: id, medium: medium, state: .removed, detail: detail)
+            case .error(let detail): await sourceChanged(id: id, medium: medium, state: .error, detail: detail)
             case .code(let code): await submit(raw: code, source: id, medium: medium, readAt: .now)
             case .failure(let failure):
-                await readFailed(source: id, medium: medium, reason: failure.reason.rawValue, detail: failure.detail)
+                await readFailed(source: id, medium: medium, reason: ReadErrorReason(failure.reason), detail: failure.detail)
             }
         }
     }
@@ -106,23 +114,23 @@ public final class ScanPipeline: VerdictServerDelegate {
         for await event in monitor.events() {
             switch event {
             case .serviceUnavailable(let detail):
-                for reader in sources.all where reader.medium == "nfc" && reader.id != "nfc" && reader.state != "removed" {
-                    await sourceChanged(id: reader.id, medium: "nfc", state: "removed", detail: "pcscd unreachable")
+                for reader in sources.all where reader.medium == .nfc && reader.id != "nfc" && reader.state != .removed {
+                    await sourceChanged(id: reader.id, medium: .nfc, state: .removed, detail: "pcscd unreachable")
                 }
-                await sourceChanged(id: "nfc", medium: "nfc", state: "error", detail: "pcscd unreachable: \(detail)")
+                await sourceChanged(id: "nfc", medium: .nfc, state: .error, detail: "pcscd unreachable: \(detail)")
             case .noReaders:
                 let detail = filter.map { "no PC/SC reader whose name contains \"\($0)\"" } ?? "no PC/SC reader"
-                await sourceChanged(id: "nfc", medium: "nfc", state: "absent", detail: detail)
+                await sourceChanged(id: "nfc", medium: .nfc, state: .absent, detail: detail)
             case .readerAttached(let name):
                 sources.forget(id: "nfc")
-                await sourceChanged(id: "nfc:\(name)", medium: "nfc", state: "attached", detail: "PC/SC reader attached")
-                await sourceChanged(id: "nfc:\(name)", medium: "nfc", state: "ready", detail: "waiting for a tag")
+                await sourceChanged(id: "nfc:\(name)", medium: .nfc, state: .attached, detail: "PC/SC reader attached")
+                await sourceChanged(id: "nfc:\(name)", medium: .nfc, state: .ready, detail: "waiting for a tag")
             case .readerRemoved(let name):
-                await sourceChanged(id: "nfc:\(name)", medium: "nfc", state: "removed", detail: "PC/SC reader removed")
+                await sourceChanged(id: "nfc:\(name)", medium: .nfc, state: .removed, detail: "PC/SC reader removed")
             case .tagRead(let read):
-                await submit(raw: read.uri, source: "nfc:\(read.reader)", medium: "nfc", readAt: read.presentedAt)
+                await submit(raw: read.uri, source: "nfc:\(read.reader)", medium: .nfc, readAt: read.presentedAt)
             case .tagFailed(let reader, let failure):
-                await readFailed(source: "nfc:\(reader)", medium: "nfc", reason: failure.reason, detail: failure.detail)
+                await readFailed(source: "nfc:\(reader)", medium: .nfc, reason: ReadErrorReason(failure), detail: failure.detail)
             }
         }
     }
@@ -131,44 +139,40 @@ public final class ScanPipeline: VerdictServerDelegate {
         for await event in scanner.events() {
             switch event {
             case .sourceAbsent(let id):
-                await sourceChanged(id: id, medium: "qr", state: "absent", detail: id == "camera" ? "no V4L2 capture device" : "no such file yet")
+                await sourceChanged(id: id, medium: .qr, state: .absent, detail: id == "camera" ? "no V4L2 capture device" : "no such file yet")
             case .sourceReady(let id, let detail):
                 if id != "camera" { sources.forget(id: "camera") }
-                await sourceChanged(id: id, medium: "qr", state: "ready", detail: detail)
+                await sourceChanged(id: id, medium: .qr, state: .ready, detail: detail)
             case .sourceRemoved(let id, let detail):
-                await sourceChanged(id: id, medium: "qr", state: "removed", detail: detail)
+                await sourceChanged(id: id, medium: .qr, state: .removed, detail: detail)
             case .sourceError(let id, let detail):
-                await sourceChanged(id: id, medium: "qr", state: "error", detail: detail)
+                await sourceChanged(id: id, medium: .qr, state: .error, detail: detail)
             case .code(let source, let payload):
-                await submit(raw: payload, source: source, medium: "qr", readAt: .now)
+                await submit(raw: payload, source: source, medium: .qr, readAt: .now)
             case .unreadable(let source, let detail):
-                await readFailed(source: source, medium: "qr", reason: "invalid_utf8", detail: detail)
+                await readFailed(source: source, medium: .qr, reason: .invalidUTF8, detail: detail)
             }
         }
     }
 
-    private func sourceChanged(id: String, medium: String, state: String, detail: String) async {
-        guard sources.update(id: id, medium: medium, state: state, detail: detail) else { return }
-        logger.notice("source \(id) \(state): \(detail)")
-        await recorder.record(type: "source", fields: [
-            ("id", .string(id)), ("medium", .string(medium)), ("state", .string(state)), ("detail", .string(detail)),
-        ])
+    private func sourceChanged(id: String, medium: Medium, state: SourceState, detail: String) async {
+        let event = SourceEvent(id: id, medium: medium, state: state, detail: detail)
+        guard sources.update(event) else { return }
+        logger.notice("source \(id) \(state.rawValue): \(detail)")
+        await recorder.record(.source(event))
         publishStatusLine()
     }
 
-    private func readFailed(source: String, medium: String, reason: String, detail: String) async {
-        logger.warning("read error on \(source): \(reason): \(detail)")
+    private func readFailed(source: String, medium: Medium, reason: ReadErrorReason, detail: String) async {
+        logger.warning("read error on \(source): \(reason.rawValue): \(detail)")
         let message = settings.value.messages.readError(reason: reason)
-        await recorder.record(type: "read_error", fields: [
-            ("source", .string(source)), ("medium", .string(medium)), ("reason", .string(reason)),
-            ("detail", .string(detail)), ("message", .string(message)),
-        ])
+        await recorder.record(.readError(ReadErrorEvent(source: source, medium: medium, reason: reason, detail: detail, message: message)))
     }
 
     // MARK: Scans
 
     /// Journals and publishes the `scan` at once (in arrival order) and asks the API, without holding the caller.
-    private func submit(raw: String, source: String, medium: String, readAt: ContinuousClock.Instant,
+    private func submit(raw: String, source: String, medium: Medium, readAt: ContinuousClock.Instant,
                         requester: ClientID? = nil, requestID: JSON? = nil, published: (@Sendable () -> Void)? = nil) {
         guard tracker.beginScan() else {
             logger.info("scan from \(source) ignored: the daemon is stopping")
@@ -178,14 +182,10 @@ public final class ScanPipeline: VerdictServerDelegate {
         let live = settings.value
         let scanned = ScannedCode(raw: raw, extraHosts: live.options.extraHosts)
         let scanID = UUID().uuidString.lowercased()
-        var fields: [(String, JSON)] = [
-            ("scan_id", .string(scanID)), ("source", .string(source)), ("medium", .string(medium)), ("raw", .string(raw)),
-        ]
-        fields += scanned.eventFields
-        if let requestID { fields.append(("request_id", requestID)) }
+        let event = scanned.event(scanID: scanID, source: source, medium: medium, raw: raw, requestID: requestID)
         counters.countScan()
-        logger.info("scan \(scanID) from \(source): \(scanned.code)")
-        recorder.enqueue(type: "scan", fields: fields, requester: requester) { _ in published?() }
+        logger.info("scan \(scanID) from \(source): \(scanned.kind.rawValue)")
+        recorder.enqueue(.scan(event), requester: requester) { _ in published?() }
         // The call need not wait for the scan's fsync: the verdict is queued behind it on the journal's queue.
         Task {
             let verdict = await self.verdict(for: scanned, live: live)
@@ -195,7 +195,7 @@ public final class ScanPipeline: VerdictServerDelegate {
         }
     }
 
-    private func submit(raw: String, source: String, medium: String, readAt: ContinuousClock.Instant) async {
+    private func submit(raw: String, source: String, medium: Medium, readAt: ContinuousClock.Instant) async {
         await withCheckedContinuation { continuation in
             submit(raw: raw, source: source, medium: medium, readAt: readAt) { continuation.resume() }
         }
@@ -238,21 +238,18 @@ public final class ScanPipeline: VerdictServerDelegate {
         }
     }
 
-    private func conclude(_ verdict: Verdict, scanID: String, source: String, medium: String, readAt: ContinuousClock.Instant,
+    private func conclude(_ verdict: Verdict, scanID: String, source: String, medium: Medium, readAt: ContinuousClock.Instant,
                           requester: ClientID?, requestID: JSON?) async {
-        let elapsed = ContinuousClock.now - readAt
-        let latencyMilliseconds = Int64(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-        var fields: [(String, JSON)] = [("scan_id", .string(scanID)), ("source", .string(source)), ("medium", .string(medium))]
-        fields += verdict.eventFields
-        if let requestID { fields.append(("request_id", requestID)) }
-        fields.append(("latency_ms", .int(latencyMilliseconds)))
+        let latencyMilliseconds = (ContinuousClock.now - readAt).wholeMilliseconds
+        let event = verdict.event(scanID: scanID, source: source, medium: medium, requestID: requestID,
+                                  latencyMilliseconds: latencyMilliseconds)
         counters.count(verdict)
         if verdict.isAPIError {
             logger.warning("verdict \(scanID): \(verdict.logSummary) in \(latencyMilliseconds) ms")
         } else {
             logger.info("verdict \(scanID): \(verdict.logSummary) in \(latencyMilliseconds) ms")
         }
-        await recorder.record(type: "verdict", fields: fields, requester: requester)
+        await recorder.record(.verdict(event), requester: requester)
         publishStatusLine()
     }
 
@@ -275,7 +272,7 @@ public final class ScanPipeline: VerdictServerDelegate {
 
     /// A manual scan: the string exactly as the client gave it.
     public func verify(raw: String, requestID: JSON?, from client: ClientID) {
-        submit(raw: raw, source: "manual", medium: "manual", readAt: .now, requester: client, requestID: requestID)
+        submit(raw: raw, source: "manual", medium: .manual, readAt: .now, requester: client, requestID: requestID)
     }
 
     // MARK: Life cycle
@@ -326,12 +323,12 @@ public final class ScanPipeline: VerdictServerDelegate {
     /// The systemd `STATUS=` text: readers, camera, scans so far, last API error.
     public var statusLine: String {
         let all = sources.all
-        let readers = all.filter { $0.medium == "nfc" && $0.id != "nfc" && $0.state == "ready" }.count
-        let camera = all.first { $0.medium == "qr" }.map { "\($0.id) \($0.state)" } ?? "no camera"
+        let readers = all.filter { $0.medium == .nfc && $0.id != "nfc" && $0.state == .ready }.count
+        let camera = all.first { $0.medium == .qr }.map { "\($0.id) \($0.state.rawValue)" } ?? "no camera"
         var line = "\(readers) reader\(readers == 1 ? "" : "s") ready, \(camera), "
-        let scanners = all.filter { $0.medium == "hid" || $0.medium == "serial" }
+        let scanners = all.filter { $0.medium == .hid || $0.medium == .serial }
         if !scanners.isEmpty {
-            let ready = scanners.filter { $0.state == "ready" }.count
+            let ready = scanners.filter { $0.state == .ready }.count
             line += "\(ready) of \(scanners.count) scanner\(scanners.count == 1 ? "" : "s") ready, "
         }
         line += "\(counters.scans) scan\(counters.scans == 1 ? "" : "s")"

@@ -1,5 +1,6 @@
-import ScanJournal
+import JSONCore
 import SealTrustKit
+import StationWire
 
 /// What a scanned string is, and what the daemon must do with it.
 enum ScannedCode: Sendable {
@@ -21,37 +22,27 @@ enum ScannedCode: Sendable {
         }
     }
 
-    var code: String {
+    var kind: CodeKind {
         switch self {
-        case .chip, .chipWithoutProof: "chip"
-        case .printedSerial: "printed_serial"
-        case .productReference: "product_reference"
-        case .foreign: "foreign"
+        case .chip, .chipWithoutProof: .chip
+        case .printedSerial: .printedSerial
+        case .productReference: .productReference
+        case .foreign: .foreign
         }
     }
 
-    var proves: String? {
-        switch self {
-        case .chip, .chipWithoutProof: "presence"
-        case .printedSerial: "identity"
-        case .productReference: "model"
-        case .foreign: nil
-        }
-    }
-
-    /// The `scan` event's fields after `raw`: code, proves, serial and gtin when the form has them.
-    var eventFields: [(String, JSON)] {
-        var fields: [(String, JSON)] = [("code", .string(code))]
-        if let proves { fields.append(("proves", .string(proves))) }
+    /// The `scan` event for this code, read from `source`.
+    func event(scanID: String, source: String, medium: Medium, raw: String, requestID: JSON?) -> ScanEvent {
+        var event = ScanEvent(scanID: scanID, source: source, medium: medium, raw: raw, code: kind, requestID: requestID)
         switch self {
         case .printedSerial(let printed):
-            fields.append(("serial", .string(printed.serial)))
-            if let gtin = printed.gtin { fields.append(("gtin", .string(gtin))) }
+            event.serial = printed.serial
+            event.gtin = printed.gtin
         case .productReference(let gtin):
-            fields.append(("gtin", .string(gtin)))
+            event.gtin = gtin
         case .chip, .chipWithoutProof, .foreign:
             break
         }
-        return fields
+        return event
     }
 }

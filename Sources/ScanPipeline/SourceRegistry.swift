@@ -1,21 +1,15 @@
-import ScanJournal
+import JSONCore
+import StationWire
+import Synchronization
 
 /// The sources the station has seen and their last state, for `hello`, `status` and the systemd status line.
 final class SourceRegistry: Sendable {
-    struct Entry: Sendable, Equatable {
-        let id: String
-        let medium: String
-        var state: String
-        var detail: String
-    }
-
-    private let entries = LockedValue<[Entry]>([])
+    private let entries = Mutex<[SourceEvent]>([])
 
     /// Records a state; false when nothing changed, so that repeated reports are not journaled again.
-    func update(id: String, medium: String, state: String, detail: String) -> Bool {
+    func update(_ entry: SourceEvent) -> Bool {
         entries.withLock { entries in
-            let entry = Entry(id: id, medium: medium, state: state, detail: detail)
-            if let index = entries.firstIndex(where: { $0.id == id }) {
+            if let index = entries.firstIndex(where: { $0.id == entry.id }) {
                 guard entries[index] != entry else { return false }
                 entries[index] = entry
             } else {
@@ -30,11 +24,11 @@ final class SourceRegistry: Sendable {
         entries.withLock { $0.removeAll { $0.id == id } }
     }
 
-    var all: [Entry] { entries.value }
+    var all: [SourceEvent] { entries.withLock { $0 } }
 
     var json: JSON {
         .array(all.map { entry in
-            .object([("id", .string(entry.id)), ("medium", .string(entry.medium)), ("state", .string(entry.state))])
+            .object([("id", .string(entry.id)), ("medium", .string(entry.medium.rawValue)), ("state", .string(entry.state.rawValue))])
         })
     }
 }

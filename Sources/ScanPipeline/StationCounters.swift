@@ -1,18 +1,17 @@
-import ScanJournal
-import SealTrustKit
+import JSONCore
+import StationWire
+import Synchronization
 
 /// What `status` and the systemd status line count.
 final class StationCounters: Sendable {
     private struct Counts {
         var scans = 0
-        var verdicts: [String: Int] = [:]
+        var verdicts: [Outcome: Int] = [:]
         var apiErrors = 0
         var lastAPIError: String?
     }
 
-    static let outcomes = ScanOutcome.Verdict.allCases.map(\.rawValue) + ["identified", "not_found", "not_sealtrust"]
-
-    private let counts = LockedValue(Counts())
+    private let counts = Mutex(Counts())
 
     func countScan() {
         counts.withLock { $0.scans += 1 }
@@ -31,11 +30,12 @@ final class StationCounters: Sendable {
     var scans: Int { counts.withLock { $0.scans } }
     var lastAPIError: String? { counts.withLock { $0.lastAPIError } }
 
+    /// Every outcome is listed, zero included, in the protocol's order.
     var json: JSON {
         counts.withLock { counts in
             .object([
                 ("scans", .int(Int64(counts.scans))),
-                ("verdicts", .object(Self.outcomes.map { ($0, .int(Int64(counts.verdicts[$0] ?? 0))) })),
+                ("verdicts", .object(Outcome.allCases.map { ($0.rawValue, .int(Int64(counts.verdicts[$0] ?? 0))) })),
                 ("api_errors", .int(Int64(counts.apiErrors))),
             ])
         }

@@ -1,3 +1,5 @@
+import StationWire
+
 /// The sentences a station's screen shows for what the kit's `ScreenTexts` does not cover:
 /// a printed code that names nothing, and tags or codes that could not be read.
 public struct StationMessages: Sendable {
@@ -34,13 +36,13 @@ public struct StationMessages: Sendable {
     }
 
     /// What to show for a `read_error`, by its reason.
-    public func readError(reason: String) -> String {
+    public func readError(reason: ReadErrorReason) -> String {
         switch reason {
-        case "removed_during_read", "io": holdStill
-        case "no_ndef_application", "empty_ndef", "no_uri_record": noSealTrustLink
-        case "invalid_utf8", "unmapped_key", "too_long": unreadableCode
-        case "incomplete": scanAgain
-        default: unreadableTag
+        case .removedDuringRead, .io: holdStill
+        case .noNDEFApplication, .emptyNDEF, .noURIRecord: noSealTrustLink
+        case .invalidUTF8, .unmappedKey, .tooLong: unreadableCode
+        case .incomplete: scanAgain
+        case .malformedNDEF, .lengthBeyondFile, .statusWord: unreadableTag
         }
     }
 }

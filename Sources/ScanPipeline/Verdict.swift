@@ -1,34 +1,35 @@
-import ScanJournal
+import JSONCore
 import SealTrustKit
+import StationWire
 
-/// One scan's answer, as the `verdict` event carries it (socket-protocol.md).
+/// One scan's answer, from the kit's reading of the API, in the wire's terms (socket-protocol.md).
 struct Verdict: Sendable {
-    var outcome: String
+    var outcome: Outcome
     var productName: String?
     var brand: String?
     var identifier: String?
     var gtin: String?
     var accessTier: String?
-    var seal: SealDisplay?
+    var seal: VerdictEvent.Seal?
     var theftReported: Bool?
-    var scanArea: ScanArea?
+    var scanArea: VerdictEvent.ScanArea?
     var retryAfterSeconds: Int?
     var error: SealTrustError?
     var message: String
 
     /// A technical failure the status line and counters report as an API error.
-    var isAPIError: Bool { outcome == "failure" && error != nil }
+    var isAPIError: Bool { outcome == .failure && error != nil }
 
     /// A chip's verdict, from the kit's reading of the answer.
     init(chip outcome: ScanOutcome, texts: ScreenTexts) {
-        self.outcome = outcome.verdict.rawValue
+        self.outcome = Outcome(outcome.verdict)
         productName = outcome.verification?.productName
         brand = outcome.verification?.brand
         identifier = outcome.verification?.identifier
         gtin = outcome.verification?.gtin
-        seal = outcome.seal
+        seal = outcome.seal.map(VerdictEvent.Seal.init)
         theftReported = outcome.verdict == .authentic ? (outcome.theftReported ?? false) : outcome.theftReported
-        scanArea = outcome.scanArea
+        scanArea = outcome.scanArea.map { VerdictEvent.ScanArea(city: $0.city, country: $0.country) }
         retryAfterSeconds = outcome.retryAfterSeconds
         error = outcome.error
         let warnings = [texts.sealText(for: outcome.seal), theftReported == true ? texts.theftWarning : nil]
@@ -37,7 +38,7 @@ struct Verdict: Sendable {
 
     /// A printed serial's or a product reference's verdict: the passport served.
     init(passport: Passport, ofModel: Bool, texts: ScreenTexts) {
-        outcome = "identified"
+        outcome = .identified
         productName = passport.productName
         brand = passport.brand
         identifier = passport.identifier
@@ -52,61 +53,86 @@ struct Verdict: Sendable {
         self.error = error
         switch error {
         case .api(status: 404, _, _, _):
-            outcome = "not_found"
+            outcome = .notFound
             message = messages.notFound
         case .tooManyCalls, .api(status: 429, _, _, _):
-            outcome = ScanOutcome.Verdict.tooManyCalls.rawValue
+            outcome = .tooManyCalls
             retryAfterSeconds = error.retryAfterSeconds
             message = texts.message(for: .tooManyCalls)
         default:
-            outcome = ScanOutcome.Verdict.failure.rawValue
+            outcome = .failure
             message = texts.message(for: .failure)
         }
     }
 
     /// Something that is not a SealTrust code: answered without a call.
     init(foreignWith texts: ScreenTexts) {
-        outcome = "not_sealtrust"
+        outcome = .notSealTrust
         message = texts.notSealTrust
     }
 
-    /// The fields after `scan_id`, `source` and `medium`, each only when known.
-    var eventFields: [(String, JSON)] {
-        var fields: [(String, JSON)] = [("outcome", .string(outcome))]
-        if let productName { fields.append(("product_name", .string(productName))) }
-        if let brand { fields.append(("brand", .string(brand))) }
-        if let identifier { fields.append(("identifier", .string(identifier))) }
-        if let gtin { fields.append(("gtin", .string(gtin))) }
-        if let accessTier { fields.append(("access_tier", .string(accessTier))) }
-        if let seal {
-            fields.append(("seal", .object([("status", .string(seal.status.rawValue)), ("policy", .string(seal.policy.rawValue))])))
-        }
-        if let theftReported { fields.append(("theft_reported", .bool(theftReported))) }
-        if let scanArea {
-            var area: [(String, JSON)] = []
-            if let city = scanArea.city { area.append(("city", .string(city))) }
-            if let country = scanArea.country { area.append(("country", .string(country))) }
-            fields.append(("scan_area", .object(area)))
-        }
-        if let retryAfterSeconds { fields.append(("retry_after_s", .int(Int64(retryAfterSeconds)))) }
-        if let error, let kind = error.kind {
-            var details: [(String, JSON)] = [("kind", .string(kind))]
-            if let status = error.httpStatus { details.append(("http_status", .int(Int64(status)))) }
-            if case .api(_, _, let code?, _) = error { details.append(("code", .string(code))) }
-            if let detail = error.detailText { details.append(("detail", .string(detail))) }
-            fields.append(("error", .object(details)))
-        }
-        fields.append(("message", .string(message)))
-        return fields
+    /// The `verdict` event for the scan `scanID`.
+    func event(scanID: String, source: String, medium: Medium, requestID: JSON?, latencyMilliseconds: Int64) -> VerdictEvent {
+        var event = VerdictEvent(scanID: scanID, source: source, medium: medium, outcome: outcome, message: message,
+                                 latencyMilliseconds: latencyMilliseconds)
+        event.productName = productName
+        event.brand = brand
+        event.identifier = identifier
+        event.gtin = gtin
+        event.accessTier = accessTier
+        event.seal = seal
+        event.theftReported = theftReported
+        event.scanArea = scanArea
+        event.retryAfterSeconds = retryAfterSeconds
+        event.error = error.flatMap(APIErrorReport.init)
+        event.requestID = requestID
+        return event
     }
 
     /// Short words for the log line; never a token.
     var logSummary: String {
-        var summary = outcome
+        var summary = outcome.rawValue
         if let productName { summary += " (\(productName))" }
         if let error, let kind = error.kind {
             summary += " [\(kind)\(error.httpStatus.map { " \($0)" } ?? "")\(error.detailText.map { ": \($0)" } ?? "")]"
         }
         return summary
+    }
+}
+
+extension Outcome {
+    init(_ verdict: ScanOutcome.Verdict) {
+        self = switch verdict {
+        case .authentic: .authentic
+        case .replay: .replay
+        case .invalidSignature: .invalidSignature
+        case .mintingInProgress: .mintingInProgress
+        case .neverRegistered: .neverRegistered
+        case .unreadableLink: .unreadableLink
+        case .tooManyCalls: .tooManyCalls
+        case .failure: .failure
+        }
+    }
+}
+
+extension VerdictEvent.Seal {
+    init(_ display: SealDisplay) {
+        self.init(status: display.status == .opened ? .opened : .intact, policy: display.policy == .degrade ? .degrade : .inform)
+    }
+}
+
+extension APIErrorReport {
+    /// The contract's error, as the verdict's `error` object; nil for a local refusal, which is not one of the five kinds.
+    init?(_ error: SealTrustError) {
+        let kind: Kind
+        switch error {
+        case .invalidScanAddress: kind = .invalidScanAddress
+        case .notAuthenticated: kind = .notAuthenticated
+        case .api: kind = .api
+        case .decoding: kind = .decoding
+        case .transport: kind = .transport
+        case .tooManyCalls: return nil
+        }
+        self.init(kind: kind, httpStatus: error.httpStatus, code: error.code, detail: error.detailText)
     }
 }

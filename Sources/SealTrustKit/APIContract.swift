@@ -104,7 +104,7 @@ enum APIContract {
 
     private static func post(_ path: String, _ members: [(String, JSONValue)], bucket: Bucket,
                              authorization: Authorization) -> Request {
-        Request(method: "POST", pathAndQuery: path, body: JSONText.object(members), bucket: bucket, authorization: authorization)
+        Request(method: "POST", pathAndQuery: path, body: JSONValue.object(members).encoded(), bucket: bucket, authorization: authorization)
     }
 
     // MARK: Headers

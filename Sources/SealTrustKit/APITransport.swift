@@ -162,7 +162,7 @@ final class APITransport: Sendable {
         guard let http = response as? HTTPURLResponse else {
             throw SealTrustError.transport("the answer is not HTTP")
         }
-        let body = try? JSONDecoder().decode(JSONValue.self, from: data)
+        let body = try? JSONValue.parse(utf8: data)
         switch http.statusCode {
         case 200...299:
             guard let body else {

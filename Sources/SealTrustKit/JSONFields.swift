@@ -9,7 +9,8 @@ struct JSONFields {
         guard case .object(let members) = value else {
             throw SealTrustError.decoding("\(context): expected a JSON object")
         }
-        self.members = members
+        // A repeated member reads as its first occurrence, as `JSON`'s subscript does.
+        self.members = Dictionary(members, uniquingKeysWith: { first, _ in first })
         self.context = context
     }
 

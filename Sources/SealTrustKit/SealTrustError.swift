@@ -39,7 +39,7 @@ public enum SealTrustError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An API error's detail: the string itself, or compact JSON for any other value.
     public var detailText: String? {
         guard case .api(_, let detail?, _, _) = self else { return nil }
-        return detail.stringValue ?? detail.compactText
+        return detail.stringValue ?? detail.encoded()
     }
 
     public var retryAfterSeconds: Int? {

@@ -1,6 +1,5 @@
-#if canImport(Glibc)
 import Glibc
-#endif
+import POSIXSupport
 
 /// The listening sockets systemd passes to a socket-activated service, from descriptor 3 on.
 public enum SocketActivation {
@@ -13,19 +12,20 @@ public enum SocketActivation {
     }
 
     /// Takes the passed descriptors: marks them close-on-exec and clears the variables, so no child believes they are its own.
-    public static func takeDescriptors() -> Result<[Int32], SystemdError> {
+    public static func takeDescriptors() -> Result<[Int32], SystemCallError> {
         let pid = environmentValue("LISTEN_PID")
         let count = environmentValue("LISTEN_FDS")
         for name in ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] { unsetenv(name) }
         guard let pid, Int32(pid) == getpid() else { return .success([]) }
         guard let count, let number = Int32(count), number >= 0, number <= Int32.max - firstDescriptor else {
-            return .failure(SystemdError(operation: "LISTEN_FDS \(count ?? "")", errno: EINVAL))
+            return .failure(SystemCallError("LISTEN_FDS \(count ?? "")", errno: Errno(EINVAL)))
         }
         let descriptors = Array(firstDescriptor..<(firstDescriptor + number))
         for descriptor in descriptors {
-            let flags = fcntl(descriptor, F_GETFD)
-            guard flags >= 0, fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) >= 0 else {
-                return .failure(.last("fcntl \(descriptor)"))
+            do {
+                try FileDescriptor.setCloseOnExec(descriptor)
+            } catch {
+                return .failure(SystemCallError("fcntl \(descriptor)", errno: error))
             }
         }
         return .success(descriptors)

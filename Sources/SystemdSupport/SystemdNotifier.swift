@@ -1,11 +1,10 @@
-#if canImport(Glibc)
 import Glibc
-#endif
+import POSIXSupport
 
 /// Tells the service manager how the daemon is doing, by the sd_notify datagram protocol (no libsystemd needed).
 public struct SystemdNotifier: Sendable {
     /// Where messages go, or why NOTIFY_SOCKET names nothing this protocol can reach.
-    private let address: Result<NotifySocketAddress, SystemdError>
+    private let address: Result<UnixSocketAddress, SystemCallError>
     public let watchdogInterval: Duration?
 
     /// The notifier systemd set up for this process, or nil when the process was not started by it.
@@ -20,7 +19,7 @@ public struct SystemdNotifier: Sendable {
 
     /// The watchdog counts only when it is meant for this process: a child that inherited the variables must not feed it.
     public init(notifySocket: String, watchdogMicroseconds: String? = nil, watchdogPID: String? = nil) {
-        address = Result { () throws(SystemdError) in try NotifySocketAddress(notifySocket) }
+        address = Result { () throws(SystemCallError) in try UnixSocketAddress.notifySocket(notifySocket) }
         let ownPID = watchdogPID.map { Int32($0) == getpid() } ?? true
         if ownPID, let text = watchdogMicroseconds, let microseconds = UInt64(text), microseconds > 0 {
             // Half the timeout, so one late wake-up of a busy loop does not count as a wedge.
@@ -32,22 +31,27 @@ public struct SystemdNotifier: Sendable {
 
     /// Sends one or more newline-separated assignments, such as "READY=1" or "STATUS=2 readers".
     @discardableResult
-    public func send(_ state: String) -> Result<Void, SystemdError> {
-        let destination: NotifySocketAddress
+    public func send(_ state: String) -> Result<Void, SystemCallError> {
+        let destination: UnixSocketAddress
         switch address {
         case .success(let resolved): destination = resolved
         case .failure(let error): return .failure(error)
         }
-        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return .failure(.last("socket")) }
+        let descriptor: Int32
+        do {
+            descriptor = try UnixSocket.make(.datagram)
+        } catch {
+            return .failure(SystemCallError("socket", errno: error))
+        }
         defer { close(descriptor) }
         let bytes = Array(state.utf8)
-        let sent = destination.withSocketAddress { address, length in
-            bytes.withUnsafeBytes { buffer in
-                sendto(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL), address, length)
+        do throws(Errno) {
+            try bytes.withUnsafeBufferPointer { buffer throws(Errno) in
+                try UnixSocket.send(descriptor, UnsafeRawBufferPointer(buffer), to: destination)
             }
+        } catch {
+            return .failure(SystemCallError("sendto NOTIFY_SOCKET", errno: error))
         }
-        guard sent >= 0 else { return .failure(.last("sendto NOTIFY_SOCKET")) }
         return .success(())
     }
 }

@@ -1,4 +1,7 @@
+import JSONCore
+import POSIXSupport
 import ScanJournal
+import StationWire
 
 /// One subscriber's state on the server thread: what it sent, what waits to go out, what it watches.
 final class ClientConnection {
@@ -10,7 +13,7 @@ final class ClientConnection {
     private var output: [UInt8] = []
     private var outputStart = 0
     /// nil: every type (a new connection's subscription).
-    var watched: Set<String>?
+    var watched: Set<EventType>?
     /// Live events up to this seq already went out through a replay.
     var liveThreshold: UInt64 = 0
     var replay: Replay?
@@ -35,8 +38,8 @@ final class ClientConnection {
     /// Sends what the kernel takes now; false when the connection is broken.
     func flush() -> Bool {
         while queuedBytes > 0 {
-            let sent = output.withUnsafeBytes { raw in
-                UnixSocket.send(descriptor, UnsafeRawBufferPointer(rebasing: raw[outputStart...]))
+            let sent = try? output.withUnsafeBytes { raw throws(Errno) in
+                try UnixSocket.sendNow(descriptor, UnsafeRawBufferPointer(rebasing: raw[outputStart...]))
             }
             guard let sent else { return false }
             if sent == 0 { break }

@@ -1,5 +1,8 @@
 import Glibc
+import JSONCore
+import POSIXSupport
 import ScanJournal
+import StationWire
 
 /// The server thread: one poll(2) loop over the listening socket, the mailbox and every client.
 /// All client state lives here, so publish and replay are ordered without locks.
@@ -84,8 +87,7 @@ final class ServerLoop {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard !waiting.isEmpty, remaining > .zero else { return }
             var descriptors = waiting.map { pollfd(fd: $0.descriptor, events: Int16(POLLOUT), revents: 0) }
-            let (seconds, attoseconds) = remaining.components
-            let timeout = Int32(seconds * 1_000 + attoseconds / 1_000_000_000_000_000) + 1
+            let timeout = Int32(clamping: remaining.roundedUpMilliseconds)
             if poll(&descriptors, nfds_t(descriptors.count), timeout) < 0 && errno != EINTR { return }
             for (client, descriptor) in zip(waiting, descriptors) where descriptor.revents != 0 && !client.flush() {
                 disconnect(client)
@@ -98,9 +100,12 @@ final class ServerLoop {
     private func deliver(_ event: JournaledEvent, requester: ClientID?) {
         var bytes = Array(event.line.utf8)
         bytes.append(0x0A)
+        let type = EventType(rawValue: event.type)
         for client in Array(clients.values) {
             guard client.replay == nil, event.seq > client.liveThreshold else { continue }
-            guard client.id == requester || client.watched?.contains(event.type) ?? true else { continue }
+            guard client.id == requester || client.watched.map({ watched in type.map(watched.contains) ?? false }) ?? true else {
+                continue
+            }
             send(bytes, to: client)
         }
     }
@@ -117,7 +122,7 @@ final class ServerLoop {
             return
         }
         // Nothing waiting: send straight from the shared bytes and keep only what the kernel did not take.
-        let sent = bytes.withUnsafeBytes { UnixSocket.send(client.descriptor, $0) }
+        let sent = try? bytes.withUnsafeBytes { raw throws(Errno) in try UnixSocket.sendNow(client.descriptor, raw) }
         guard let sent else {
             disconnect(client)
             return
@@ -132,8 +137,8 @@ final class ServerLoop {
         send(bytes, to: client)
     }
 
-    private func sendError(_ code: String, _ detail: String, id: JSON, to client: ClientConnection) {
-        send(.object([("type", "error"), ("id", id), ("code", .string(code)), ("detail", .string(detail))]), to: client)
+    private func sendError(_ code: ErrorCode, _ detail: String, id: JSON, to client: ClientConnection) {
+        send(ServerAnswer.error(code, detail, id: id), to: client)
     }
 
     // MARK: Connections
@@ -149,20 +154,23 @@ final class ServerLoop {
                 }
                 return
             }
-            guard (try? UnixSocket.setNonBlocking(descriptor)) != nil else {
+            do {
+                try FileDescriptor.setNonBlocking(descriptor)
+                try FileDescriptor.setCloseOnExec(descriptor)
+            } catch {
                 close(descriptor)
                 continue
             }
             let client = ClientConnection(id: ClientID(rawValue: nextClientNumber), descriptor: descriptor)
             nextClientNumber += 1
             guard clients.count < configuration.maxClients else {
-                sendError("not_available", "too many clients", id: .null, to: client)
+                sendError(.notAvailable, "too many clients", id: .null, to: client)
                 close(descriptor)
                 continue
             }
             clients[descriptor] = client
             mailbox.clientCount.store(clients.count, ordering: .relaxed)
-            send(.object([("type", "hello"), ("protocol", 1)] + delegate.helloFields()), to: client)
+            send(ServerAnswer.hello(delegate.helloFields()), to: client)
         }
     }
 
@@ -214,7 +222,7 @@ final class ServerLoop {
     }
 
     private func refuseLongLine(from client: ClientConnection) {
-        sendError("line_too_long", "a line may hold at most 65536 bytes", id: .null, to: client)
+        sendError(.lineTooLong, "a line may hold at most 65536 bytes", id: .null, to: client)
         disconnect(client)
     }
 
@@ -231,9 +239,9 @@ final class ServerLoop {
         switch command.action {
         case .watch(let types):
             client.watched = types
-            send(.object([("type", "ack"), ("id", command.id)]), to: client)
-        case .verify(let raw, let requestID):
-            delegate.verify(raw: raw, requestID: requestID, from: client.id)
+            send(ServerAnswer.ack(id: command.id), to: client)
+        case .verify(let raw):
+            delegate.verify(raw: raw, requestID: command.id == .null ? nil : command.id, from: client.id)
         case .status:
             send(statusAnswer(id: command.id), to: client)
         case .replay(let since):
@@ -241,7 +249,7 @@ final class ServerLoop {
                 client.replay = ClientConnection.Replay(cursor: try journal.cursor(after: since), requestID: command.id)
                 continueReplay(client)
             } catch {
-                sendError("not_available", "\(error)", id: command.id, to: client)
+                sendError(.notAvailable, "\(error)", id: command.id, to: client)
             }
         }
     }
@@ -254,7 +262,7 @@ final class ServerLoop {
         } else {
             fields.append(clientsField)
         }
-        return .object([("type", "status"), ("id", id)] + fields)
+        return ServerAnswer.status(id: id, fields)
     }
 
     /// Feeds a replaying client from the journal while its queue has room; once
@@ -277,7 +285,7 @@ final class ServerLoop {
             } catch {
                 client.liveThreshold = replay.cursor.position
                 client.replay = nil
-                sendError("not_available", "\(error)", id: replay.requestID, to: client)
+                sendError(.notAvailable, "\(error)", id: replay.requestID, to: client)
             }
         }
     }

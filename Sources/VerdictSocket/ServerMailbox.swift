@@ -1,4 +1,5 @@
 import Glibc
+import POSIXSupport
 import ScanJournal
 import Synchronization
 
@@ -17,16 +18,18 @@ final class ServerMailbox: Sendable {
 
     init() throws(VerdictServerError) {
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw .system(operation: "pipe", path: "", errno: errno) }
+        guard pipe(&ends) == 0 else { throw .system(operation: "pipe", path: "", errno: .current) }
         wakeDescriptor = ends[0]
         wakeWriter = ends[1]
         do {
-            try UnixSocket.setNonBlocking(ends[0])
-            try UnixSocket.setNonBlocking(ends[1])
+            for end in ends {
+                try FileDescriptor.setNonBlocking(end)
+                try FileDescriptor.setCloseOnExec(end)
+            }
         } catch {
             close(ends[0])
             close(ends[1])
-            throw error
+            throw .system(operation: "fcntl", path: "the wake pipe", errno: error)
         }
     }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import POSIXSupport
 import ScanJournal
 import Synchronization
 
@@ -33,24 +34,25 @@ public final class VerdictServer: Sendable {
             let mailbox = try ServerMailbox()
             let listenDescriptor: Int32
             if let inherited = configuration.inheritedDescriptor {
-                try UnixSocket.setNonBlocking(inherited)
+                do throws(Errno) {
+                    try FileDescriptor.setNonBlocking(inherited)
+                } catch {
+                    throw .system(operation: "fcntl", path: "the socket systemd passed", errno: error)
+                }
                 listenDescriptor = inherited
             } else {
-                listenDescriptor = try UnixSocket.listen(path: configuration.path)
+                listenDescriptor = try SocketFile.listen(path: configuration.path)
             }
             let finished = DispatchSemaphore(value: 0)
             let configuration = configuration
             let journal = journal
-            let thread = Thread {
-                // For `ps -L`: Foundation's `Thread.name` does not reach the thread itself on Linux.
-                try? "verdict-socket".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+            OSThread.start(name: "verdict-socket") {
                 ServerLoop(
                     listenDescriptor: listenDescriptor, mailbox: mailbox, configuration: configuration,
                     journal: journal, delegate: delegate
                 ).run()
                 finished.signal()
             }
-            thread.start()
             running = Running(listenDescriptor: listenDescriptor, mailbox: mailbox, finished: finished)
         }
     }

@@ -1,3 +1,4 @@
+import JSONCore
 import ScanJournal
 
 /// What the server asks of the daemon. Called on the server's thread: return quickly.

@@ -1,4 +1,4 @@
-import Glibc
+import POSIXSupport
 
 public enum VerdictServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Another process answers on the socket: a second daemon must not take it over.
@@ -6,7 +6,7 @@ public enum VerdictServerError: Error, Sendable, Equatable, CustomStringConverti
     case notASocket(path: String)
     case pathTooLong(path: String)
     case alreadyStarted
-    case system(operation: String, path: String, errno: Int32)
+    case system(operation: String, path: String, errno: Errno)
 
     public var description: String {
         switch self {
@@ -19,7 +19,7 @@ public enum VerdictServerError: Error, Sendable, Equatable, CustomStringConverti
         case .alreadyStarted:
             return "the verdict server is already started"
         case .system(let operation, let path, let code):
-            return "\(operation) \(path): \(String(cString: strerror(code)))"
+            return "\(operation) \(path): \(code)"
         }
     }
 }

@@ -1,5 +1,6 @@
 import Glibc
-import ScanJournal
+import JSONCore
+import StationWire
 
 /// Runs one command of daemon.md against the daemon and returns the exit status.
 struct Client {
@@ -35,14 +36,14 @@ struct Client {
             show(hello, with: &formatter)
             return try follow(connection, with: &formatter)
         case .replay(let since):
-            try connection.send(.object([("cmd", "replay"), ("id", requestID), ("since", .int(Int64(clamping: since)))]))
+            try connection.send(ClientCommand(id: requestID, action: .replay(since: since)))
             return try follow(connection, with: &formatter)
         case .verify(let raw):
-            try connection.send(.object([("cmd", "watch"), ("events", [])]))
-            try connection.send(.object([("cmd", "verify"), ("id", requestID), ("raw", .string(raw))]))
+            try connection.send(ClientCommand(action: .watch([])))
+            try connection.send(ClientCommand(id: requestID, action: .verify(raw: raw)))
             return try awaitVerdict(connection, with: &formatter)
         case .status:
-            try connection.send(.object([("cmd", "status"), ("id", requestID)]))
+            try connection.send(ClientCommand(id: requestID, action: .status))
             return try awaitStatus(connection)
         case .help:
             return ExitStatus.done
@@ -108,7 +109,7 @@ struct Client {
             if invocation.json {
                 Output.line(received.line)
             } else {
-                StatusFormatter.lines(for: received.message).forEach(Output.line)
+                StatusFormatter.lines(for: received.message).map(TerminalText.escaped).forEach(Output.line)
             }
             return ExitStatus.done
         }

@@ -1,5 +1,7 @@
 import Glibc
-import ScanJournal
+import JSONCore
+import POSIXSupport
+import StationWire
 
 /// Why the client gives up with exit status 3: the daemon is unreachable or broke the protocol.
 struct DaemonFailure: Error {
@@ -13,26 +15,22 @@ final class DaemonConnection {
     private var scanned = 0
 
     init(path: String) throws(DaemonFailure) {
-        let pathBytes = Array(path.utf8)
-        var address = sockaddr_un()
-        guard pathBytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        let address: UnixSocketAddress
+        do {
+            address = try UnixSocketAddress(path: path)
+        } catch {
             throw DaemonFailure(message: "cannot reach the daemon at \(path): the path is too long")
         }
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: pathBytes) }
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else {
-            throw DaemonFailure(message: "cannot create a socket: \(String(cString: strerror(errno)))")
+        do {
+            descriptor = try UnixSocket.make(.stream)
+        } catch {
+            throw DaemonFailure(message: "cannot create a socket: \(error)")
         }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
+        do {
+            try UnixSocket.connect(descriptor, to: address)
+        } catch {
             close(descriptor)
-            throw DaemonFailure(message: "cannot reach the daemon at \(path): \(reason)")
+            throw DaemonFailure(message: "cannot reach the daemon at \(path): \(error)")
         }
     }
 
@@ -40,9 +38,9 @@ final class DaemonConnection {
         close(descriptor)
     }
 
-    func send(_ message: JSON) throws(DaemonFailure) {
+    func send(_ command: ClientCommand) throws(DaemonFailure) {
         var bytes: [UInt8] = []
-        message.encoded(into: &bytes)
+        command.json.encoded(into: &bytes)
         bytes.append(0x0A)
         var sent = 0
         while sent < bytes.count {

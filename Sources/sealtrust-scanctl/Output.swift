@@ -1,4 +1,5 @@
 import Glibc
+import StationWire
 
 /// Whole lines straight to the descriptors: each event is out as soon as it is printed,
 /// even into a pipe, and no C stdio global is touched.
@@ -7,8 +8,9 @@ enum Output {
         writeAll(1, text + "\n")
     }
 
+    /// One line on stderr; the daemon's words in it (a refusal's detail) cannot reach the terminal as controls.
     static func complain(_ text: String) {
-        writeAll(2, "sealtrust-scanctl: \(text)\n")
+        writeAll(2, "sealtrust-scanctl: \(TerminalText.escaped(text))\n")
     }
 
     static func usage() {

@@ -1,4 +1,4 @@
-import ScanJournal
+import JSONCore
 
 /// The `status` answer as a few readable lines.
 enum StatusFormatter {

@@ -53,11 +53,11 @@ let notifier = SystemdNotifier.fromEnvironment()
 let journal: Journal
 do {
     journal = try Journal(path: options.journalPath, maxBytes: options.journalMaxBytes,
-                          maxAge: options.journalMaxAgeDays * 86_400)
+                          maxAge: options.journalMaxAgeDays * 86_400, warn: { logger.warning($0) })
 } catch {
     failAtStart("cannot open the journal \(options.journalPath): \(error)", status: 1)
 }
-if let note = journal.recoveryNote { logger.warning("journal: \(note)") }
+if let note = journal.recoveryNote { logger.warning(note) }
 
 var serverConfiguration = VerdictServerConfiguration(path: options.socketPath,
                                                      inheritedDescriptor: SocketActivation.listeningDescriptors().first)

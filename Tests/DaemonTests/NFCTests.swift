@@ -1,9 +1,10 @@
 import Foundation
+import JSONCore
 import ScanJournal
 import Testing
 import TestSupport
 
-/// Taps of the virtual NTAG 424 DNA through the real pcscd, to subscribers and the sandbox API.
+/// Taps of the virtual NTAG 424 DNA through a real pcscd of the test process's own, to subscribers and the sandbox API.
 @Suite(.serialized)
 struct NFCTests {
     static let reader = "Virtual PCD 00 01"
@@ -85,7 +86,9 @@ struct NFCTests {
         try await api.reset()
         #expect(try await tap(tag, watcher: watcher).verdict["outcome"]?.string == "authentic", "the API is back: the next tap is answered")
 
-        try restartPcscd()
+        let station = SystemPCSCD.current()
+        try await restartPcscd()
+        #expect(SystemPCSCD.current() == station, "only the tests' own pcscd restarts; the machine's runs on")
         tag.stop()
         let again = try VirtualTag.start(reader: 1, chip: "spare-b")
         defer { again.stop() }
@@ -100,8 +103,10 @@ struct NFCTests {
         #expect(try await tap(again, watcher: watcher).verdict["outcome"]?.string == "authentic")
     }
 
-    /// As an operator would: `pkill -x pcscd; pcscd`.
-    func restartPcscd() throws {
-        try runShell("pkill -x pcscd; sleep 0.5; pcscd")
+    /// As an operator would, but only the test process's own pcscd: stopped by its pid, then started again.
+    func restartPcscd() async throws {
+        let pcscd = try PrivatePCSCD.shared()
+        try await pcscd.stop()
+        try await pcscd.start()
     }
 }

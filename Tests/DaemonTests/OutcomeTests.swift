@@ -1,4 +1,5 @@
 import Foundation
+import JSONCore
 import ScanJournal
 import Testing
 import TestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JSONCore
 import ScanJournal
 import SystemdTestSupport
 import TestSupport
@@ -27,6 +28,9 @@ final class ScanDaemon {
         var arguments = ["--socket", self.socketPath, "--journal", journalPath, "--nfc", nfc, "--camera", camera,
                          "--station", "test-station", "--api-timeout", "5", "--log-level", "debug"]
         if let api { arguments += ["--api-base", api.baseURL.absoluteString] }
+        if nfc != "none" {
+            _ = try PrivatePCSCD.shared()  // sets PCSCLITE_CSOCK_NAME, which the daemon inherits
+        }
         process = try SupervisedProcess(executable: builtProduct("sealtrust-scand"), arguments: arguments + extra,
                                         notify: notify, watchdog: watchdog, passing: listening, environment: environment)
     }
@@ -100,26 +104,4 @@ func mintChipURL(_ name: String, counter: Int) throws -> String {
     process.waitUntilExit()
     guard process.terminationStatus == 0 else { throw HarnessError("mint-chip-url.py \(name) \(counter) failed") }
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
-}
-
-/// Runs a shell command and waits for it, with every signal unblocked in the child (a daemon it starts,
-/// such as pcscd, must answer SIGTERM later).
-@discardableResult
-func runShell(_ command: String) throws -> Int32 {
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var nothingBlocked = sigset_t()
-    sigemptyset(&nothingBlocked)
-    posix_spawnattr_setsigmask(&attributes, &nothingBlocked)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-    let words: [String] = ["/bin/sh", "-c", command]
-    let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var child: pid_t = 0
-    let spawned = posix_spawn(&child, "/bin/sh", nil, &attributes, argv, environ)
-    guard spawned == 0 else { throw HarnessError("posix_spawn sh -c \(command): \(String(cString: strerror(spawned)))") }
-    var status: Int32 = 0
-    while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-    return (status >> 8) & 0xff
 }

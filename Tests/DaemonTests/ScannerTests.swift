@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import HandheldScanner
-import ScanJournal
+import JSONCore
 import Testing
 import TestSupport
 

@@ -1,4 +1,6 @@
+import JSONCore
 import ScanJournal
+import TestSupport
 
 /// A `verify` and what came back for it: its `scan` and its `verdict`.
 struct VerifiedScan {

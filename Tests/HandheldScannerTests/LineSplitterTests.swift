@@ -45,7 +45,6 @@ import Testing
         #expect(try ScannerSpec(parsing: "serial:/dev/ttyACM0") == .serial(path: "/dev/ttyACM0", baud: 9600))
         #expect(try ScannerSpec(parsing: "serial:/dev/ttyACM0@115200") == .serial(path: "/dev/ttyACM0", baud: 115200))
         #expect(try ScannerSpec(parsing: "serial:/dev/ttyACM0@115200").id == "serial:/dev/ttyACM0")
-        #expect(try ScannerSpec(parsing: "evdev:/x").medium == "hid")
     }
 
     @Test(arguments: ["usb:/dev/x", "evdev:", "evdev:relative", "serial:/dev/ttyACM0@9601", "serial:/dev/ttyACM0@", "serial:/dev/tty\u{1B}"])

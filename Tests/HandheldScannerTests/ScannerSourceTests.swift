@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HandheldScanner
+import ScannerDevices
 import Testing
 import TestSupport
 
@@ -30,7 +31,7 @@ struct ScannerSourceTests {
 
     func scratchDirectory() throws -> String {
         var template = Array("/tmp/scanner-test-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw PseudoTerminal.Failure("mkdtemp failed") }
+        guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed") }
         return String(cString: made)
     }
 

@@ -28,7 +28,7 @@ struct OutcomeAndErrorTests {
     }
 
     @Test func errorCarriesKindStatusDetailAndWait() {
-        let listDetail = JSONValue.array([.object(["loc": .array([.string("body"), .string("url")]), "msg": .string("Field required")])])
+        let listDetail = JSONValue.array([.object([("loc", .array([.string("body"), .string("url")])), ("msg", .string("Field required"))])])
         let validation = SealTrustError.api(status: 422, detail: listDetail, code: nil, retryAfterSeconds: nil)
         #expect(validation.kind == "api" && validation.httpStatus == 422 && validation.code == nil)
         #expect(validation.detailText == "[{\"loc\":[\"body\",\"url\"],\"msg\":\"Field required\"}]")

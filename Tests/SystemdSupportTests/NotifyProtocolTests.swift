@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import POSIXSupport
 import SystemdSupport
 import SystemdTestSupport
 import TestSupport
@@ -56,11 +57,11 @@ import Testing
 
     @Test func anAddressTheProtocolCannotReachIsAnErrorWithItsErrno() {
         let relative = SystemdNotifier(notifySocket: "run/notify")
-        #expect(relative.send("READY=1").failure?.errno == EAFNOSUPPORT)
+        #expect(relative.send("READY=1").failure?.errno == Errno(EAFNOSUPPORT))
         let tooLong = SystemdNotifier(notifySocket: "/" + String(repeating: "x", count: 200))
-        #expect(tooLong.send("READY=1").failure?.errno == ENAMETOOLONG)
+        #expect(tooLong.send("READY=1").failure?.errno == Errno(ENAMETOOLONG))
         let nobodyListening = SystemdNotifier(notifySocket: "/nonexistent/sealtrust/notify.sock")
-        #expect(nobodyListening.send("READY=1").failure?.errno == ENOENT)
+        #expect(nobodyListening.send("READY=1").failure?.errno == Errno(ENOENT))
     }
 
     @Test func watchdogIntervalIsHalfTheTimeoutForThisProcessOnly() {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Synchronization
+import TestSupport
 
 /// Starts any executable the way systemd starts a service: NOTIFY_SOCKET, WATCHDOG_USEC/WATCHDOG_PID and LISTEN_FDS/LISTEN_PID
 /// set for that very process. A shell wrapper learns the pid before `exec`, since the parent cannot know it before the spawn.
@@ -28,6 +29,10 @@ public final class SupervisedProcess: Sendable {
         var environment = extra.merging(ProcessInfo.processInfo.environment.filter { name, _ in
             !["NOTIFY_SOCKET", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID"].contains(name)
         }) { given, _ in given }
+        // A service under test reaches no pcscd but the test process's own (PrivatePCSCD), never the machine's.
+        if environment["PCSCLITE_CSOCK_NAME"] == nil {
+            environment["PCSCLITE_CSOCK_NAME"] = directory + "/no-pcscd.comm"
+        }
         var exports: [String] = []
         if let notify { environment["NOTIFY_SOCKET"] = notify.address }
         if let watchdog {
@@ -90,22 +95,9 @@ public final class SupervisedProcess: Sendable {
     /// The exit status (or 128 + the signal that ended it); nil when it still runs after `timeout`, and then it is killed.
     public func waitForExit(timeout: Duration) -> Int32? {
         if let known = exitStatus.withLock({ $0 }) { return known }
-        let deadline = ContinuousClock.now + timeout
-        var status: Int32 = 0
-        while ContinuousClock.now < deadline {
-            let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid {
-                let signal = status & 0x7f
-                let exit = signal == 0 ? (status >> 8) & 0xff : 128 + signal
-                exitStatus.withLock { $0 = exit }
-                return exit
-            }
-            usleep(10_000)
-        }
-        kill(pid, SIGKILL)
-        waitpid(pid, &status, 0)
-        exitStatus.withLock { $0 = 128 + SIGKILL }
-        return nil
+        let status = reap(pid, within: timeout)
+        exitStatus.withLock { $0 = status ?? 128 + SIGKILL }
+        return status
     }
 }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import JSONCore
 import ScanJournal
 import Synchronization
 import VerdictSocket

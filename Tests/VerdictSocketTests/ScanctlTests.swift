@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JSONCore
 import ScanJournal
 import TestSupport
 import Testing
@@ -157,8 +158,8 @@ import VerdictSocket
 
         let replayer = try Scanctl.start(["--socket", daemon.socketPath, "replay", "--since", "1"])
         defer { replayer.stop() }
-        #expect(try replayer.readLine().hasSuffix("#2 scan é\t"))
-        #expect(try replayer.readLine().hasSuffix("#3 scan é\t"))
+        #expect(try replayer.readLine().hasSuffix(#"#2 scan é\x09"#))
+        #expect(try replayer.readLine().hasSuffix(#"#3 scan é\x09"#))
         #expect(try replayer.readLine().hasSuffix("#4 verdict replay"))
         #expect(waitUntil { daemon.server.clientCount == 2 })
         try daemon.emit("source", [("id", "camera"), ("state", "absent")])

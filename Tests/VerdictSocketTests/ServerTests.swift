@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JSONCore
 import ScanJournal
 import Synchronization
 import Testing

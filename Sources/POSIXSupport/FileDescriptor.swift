@@ -1,0 +1,43 @@
+import Glibc
+
+/// Thin calls on a descriptor the caller owns; each failure is the errno it left.
+public enum FileDescriptor {
+    /// Reads and writes return at once instead of waiting (O_NONBLOCK), and nothing else.
+    public static func setNonBlocking(_ descriptor: Int32) throws(Errno) {
+        let flags = fcntl(descriptor, F_GETFL)
+        guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else { throw .current }
+    }
+
+    /// Not inherited by a program the process executes (FD_CLOEXEC).
+    public static func setCloseOnExec(_ descriptor: Int32) throws(Errno) {
+        let flags = fcntl(descriptor, F_GETFD)
+        guard flags >= 0, fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) == 0 else { throw .current }
+    }
+
+    /// Writes every byte, going on after a signal or a short write.
+    public static func writeAll(_ descriptor: Int32, _ bytes: some Collection<UInt8>) throws(Errno) {
+        let buffer = Array(bytes)
+        var written = 0
+        while written < buffer.count {
+            let result = buffer.withUnsafeBytes { raw in
+                Glibc.write(descriptor, raw.baseAddress! + written, raw.count - written)
+            }
+            if result < 0 {
+                if Glibc.errno == EINTR { continue }
+                throw .current
+            }
+            written += result
+        }
+    }
+
+    /// Waits for one descriptor to become readable; false when `timeout` passed first. nil waits without end.
+    public static func waitReadable(_ descriptor: Int32, timeout: Duration?) throws(Errno) -> Bool {
+        var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&request, 1, timeout.map { Int32(clamping: $0.roundedUpMilliseconds) } ?? -1)
+        if ready < 0 {
+            if Glibc.errno == EINTR { return false }
+            throw .current
+        }
+        return ready > 0
+    }
+}

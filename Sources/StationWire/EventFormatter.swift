@@ -1,0 +1,136 @@
+import Glibc
+import JSONCore
+
+/// One readable line per event, for people watching a terminal (`sealtrust-scanctl watch`, `sealtrust-mqtt watch`).
+///
+/// Every control character of the outside text in the line is written as an escape (`\x1b`), so an event cannot
+/// move the cursor, ring the bell or forge a second line. A `verdict` names no source; the formatter remembers each `scan`'s source
+/// by `scan_id` so the verdict line can say where it came from.
+public struct EventFormatter {
+    private var sourceOfScan: [String: String] = [:]
+    private var scanOrder: [String] = []
+
+    public init() {}
+
+    /// The line for one message of the daemon; nil for a message a person need not see (`ack`).
+    public mutating func line(for message: JSON) -> String? {
+        unescapedLine(for: message).map(TerminalText.escaped)
+    }
+
+    private mutating func unescapedLine(for message: JSON) -> String? {
+        guard let type = message["type"]?.stringValue else { return nil }
+        switch type {
+        case "hello":
+            var parts = ["connected to", text(message["station"]) ?? "a station"]
+            if let version = text(message["version"]) { parts.append("(sealtrust-scand \(version))") }
+            if let lastSeq = text(message["last_seq"]) { parts.append("last seq \(lastSeq)") }
+            return parts.joined(separator: " ")
+        case "ack":
+            return nil
+        case "source":
+            return event(message, type, [
+                text(message["id"]), text(message["state"]), text(message["detail"]),
+            ])
+        case "scan":
+            let source = text(message["source"])
+            if let scanID = text(message["scan_id"]), let source { remember(source, for: scanID) }
+            return event(message, type, [source, text(message["code"]), text(message["raw"])])
+        case "read_error":
+            return event(message, type, [
+                text(message["source"]), text(message["reason"]), text(message["detail"]),
+            ])
+        case "verdict":
+            return event(message, type, verdictParts(message))
+        case "error":
+            return "error \(text(message["code"]) ?? "?"): \(text(message["detail"]) ?? "")"
+        default:
+            return event(message, type, [message.encoded()])
+        }
+    }
+
+    private mutating func verdictParts(_ message: JSON) -> [String?] {
+        let scanID = text(message["scan_id"])
+        let source = text(message["source"]) ?? scanID.flatMap { sourceOfScan.removeValue(forKey: $0) }
+        let product = [text(message["product_name"]), text(message["brand"])].compactMap { $0 }
+        var parts: [String?] = [source, text(message["outcome"]) ?? "?"]
+        parts.append(product.isEmpty ? text(message["identifier"]) : product.joined(separator: " — "))
+        if let seal = message["seal"], let status = text(seal["status"]) {
+            let policy = text(seal["policy"]).map { $0 == "inform" ? "" : " (\($0))" } ?? ""
+            parts.append("seal: \(status)\(policy)")
+        }
+        if message["theft_reported"] == .bool(true) { parts.append("THEFT REPORTED") }
+        // What the station's screen says: the operator reads the same sentence as the buyer.
+        parts.append(text(message["message"]).map { "\"\($0)\"" })
+        if let retry = text(message["retry_after_s"]) { parts.append("retry after \(retry) s") }
+        if let error = message["error"] {
+            let detail = text(error["detail"])
+            // The API's detail usually begins with its code ("REPLAY_DETECTED: ..."): the code is shown once.
+            let code = text(error["code"]).flatMap { code in detail?.hasPrefix(code) == true ? nil : code }
+            let details = [text(error["kind"]), text(error["http_status"]), code].compactMap { $0 }
+            parts.append("error: \(details.joined(separator: " "))\(detail.map { ": \($0)" } ?? "")")
+        }
+        return parts
+    }
+
+    private mutating func remember(_ source: String, for scanID: String) {
+        sourceOfScan[scanID] = source
+        scanOrder.append(scanID)
+        if scanOrder.count > 1_000 {
+            sourceOfScan[scanOrder.removeFirst()] = nil
+        }
+    }
+
+    private func event(_ message: JSON, _ type: String, _ parts: [String?]) -> String {
+        let time = text(message["at"]).map(EventFormatter.localTime) ?? "--:--:--.---"
+        let seq = text(message["seq"]).map { "#\($0)" } ?? "#-"
+        let rest = parts.compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "  ")
+        return "\(time) \(seq) \(type) \(rest)"
+    }
+
+    private func text(_ value: JSON?) -> String? {
+        switch value {
+        case .string(let text)?: return text
+        case .int(let number)?: return String(number)
+        case .double(let number)?: return number.rounded() == number ? String(Int64(number)) : String(number)
+        case .bool(let flag)?: return String(flag)
+        default: return nil
+        }
+    }
+
+    /// `2026-11-30T12:03:44.120Z` as the station's local `12:03:44.120`; the text as is when it is not that form.
+    public static func localTime(_ timestamp: String) -> String {
+        let bytes = Array(timestamp.utf8)
+        guard bytes.count >= 20, bytes[10] == UInt8(ascii: "T"), timestamp.hasSuffix("Z"),
+            let year = Int32(slice(bytes, 0, 4)), let month = Int32(slice(bytes, 5, 7)),
+            let day = Int32(slice(bytes, 8, 10)), let hour = Int32(slice(bytes, 11, 13)),
+            let minute = Int32(slice(bytes, 14, 16)), let second = Int32(slice(bytes, 17, 19))
+        else { return timestamp }
+        let fraction = bytes.count > 21 && bytes[19] == UInt8(ascii: ".") ? slice(bytes, 20, min(23, bytes.count - 1)) : "000"
+        var parts = tm()
+        parts.tm_year = year - 1900
+        parts.tm_mon = month - 1
+        parts.tm_mday = day
+        parts.tm_hour = hour
+        parts.tm_min = minute
+        parts.tm_sec = second
+        var seconds = timegm(&parts)
+        var local = tm()
+        localtime_r(&seconds, &local)
+        return two(local.tm_hour) + ":" + two(local.tm_min) + ":" + two(local.tm_sec) + "."
+            + fraction.padding(toLength: 3)
+    }
+
+    private static func slice(_ bytes: [UInt8], _ from: Int, _ to: Int) -> String {
+        String(decoding: bytes[from..<to], as: UTF8.self)
+    }
+
+    private static func two(_ value: Int32) -> String {
+        value < 10 ? "0\(value)" : "\(value)"
+    }
+}
+
+extension String {
+    fileprivate func padding(toLength length: Int) -> String {
+        count >= length ? String(prefix(length)) : self + String(repeating: "0", count: length - count)
+    }
+}

@@ -1,0 +1,28 @@
+import JSONCore
+
+/// The server's messages that are not journaled events: `hello`, and the answers to a client's commands.
+public enum ServerAnswer {
+    public static let protocolVersion: Int64 = 1
+
+    /// Sent at once on connect; `fields` are the station's `version`, `station`, `sources`, `last_seq`.
+    public static func hello(_ fields: [(String, JSON)]) -> JSON {
+        .object([("type", "hello"), ("protocol", .int(protocolVersion))] + fields)
+    }
+
+    public static func ack(id: JSON) -> JSON {
+        .object([("type", "ack"), ("id", id)])
+    }
+
+    /// After the last event a `replay` sent: the seam between replayed and live events.
+    public static func replayed(id: JSON, count: Int) -> JSON {
+        .object([("type", "ack"), ("id", id), ("replayed", .int(Int64(count)))])
+    }
+
+    public static func error(_ code: ErrorCode, _ detail: String, id: JSON) -> JSON {
+        .object([("type", "error"), ("id", id), ("code", .string(code.rawValue)), ("detail", .string(detail))])
+    }
+
+    public static func status(id: JSON, _ fields: [(String, JSON)]) -> JSON {
+        .object([("type", "status"), ("id", id)] + fields)
+    }
+}

@@ -1,0 +1,21 @@
+import JSONCore
+
+/// A reader or camera appeared, became ready, failed or went away.
+public struct SourceEvent: Sendable, Hashable {
+    /// `nfc:<reader>`, `camera:<device>`, `y4m:<path>`...; `nfc` or `camera` while no device stands for the medium.
+    public var id: String
+    public var medium: Medium
+    public var state: SourceState
+    public var detail: String
+
+    public init(id: String, medium: Medium, state: SourceState, detail: String) {
+        self.id = id
+        self.medium = medium
+        self.state = state
+        self.detail = detail
+    }
+
+    public var fields: [(String, JSON)] {
+        [("id", .string(id)), ("medium", .string(medium.rawValue)), ("state", .string(state.rawValue)), ("detail", .string(detail))]
+    }
+}

@@ -1,0 +1,33 @@
+import JSONCore
+import TestSupport
+
+/// Protocol 1's messages as JSON values, over the harness's line client.
+extension LineClient {
+    func send(_ value: JSON) throws { try send(value.encoded()) }
+
+    func readJSON(timeout: Duration = .seconds(10)) throws -> JSON? {
+        guard let line = try readLine(timeout: timeout) else { return nil }
+        return try JSON.parse(line)
+    }
+
+    /// Reads until a message matches, keeping every message read on the way in `seen`.
+    func next(timeout: Duration = .seconds(15), seen: inout [JSON], where matches: (JSON) -> Bool) throws -> JSON? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard let message = try readJSON(timeout: deadline - ContinuousClock.now) else { return nil }
+            seen.append(message)
+            if matches(message) { return message }
+        }
+        return nil
+    }
+
+    func next(timeout: Duration = .seconds(15), where matches: (JSON) -> Bool) throws -> JSON? {
+        var seen: [JSON] = []
+        return try next(timeout: timeout, seen: &seen, where: matches)
+    }
+}
+
+extension JSON {
+    var string: String? { stringValue }
+    var integer: Int64? { integerValue }
+}

@@ -1,0 +1,60 @@
+import Glibc
+import POSIXSupport
+import Testing
+
+@Suite struct POSIXSupportTests {
+    @Test func aPathTooLongForSunPathIsRefusedWithItsErrno() {
+        #expect(throws: Errno(ENAMETOOLONG)) { try UnixSocketAddress(path: "/" + String(repeating: "x", count: 200)) }
+        #expect(throws: Errno(EINVAL)) { try UnixSocketAddress(path: "") }
+        #expect(throws: Never.self) { try UnixSocketAddress(path: "/" + String(repeating: "x", count: 106)) }
+    }
+
+    @Test func nonBlockingLeavesCloseOnExecAlone() throws {
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        defer { ends.forEach { close($0) } }
+        try FileDescriptor.setNonBlocking(ends[0])
+        #expect(fcntl(ends[0], F_GETFL) & O_NONBLOCK != 0)
+        #expect(fcntl(ends[0], F_GETFD) & FD_CLOEXEC == 0)
+        try FileDescriptor.setCloseOnExec(ends[0])
+        #expect(fcntl(ends[0], F_GETFD) & FD_CLOEXEC != 0)
+    }
+
+    @Test func aStreamSocketConnectsThroughItsAddress() throws {
+        let path = "/tmp/posix-support-\(getpid()).sock"
+        unlink(path)
+        defer { unlink(path) }
+        let address = try UnixSocketAddress(path: path)
+        let server = try UnixSocket.make(.stream)
+        defer { close(server) }
+        try UnixSocket.bind(server, to: address)
+        try UnixSocket.listen(server, backlog: 1)
+        let client = try UnixSocket.make(.stream)
+        defer { close(client) }
+        try UnixSocket.connect(client, to: address)
+        let sent = try Array("hi".utf8).withUnsafeBytes { bytes throws(Errno) in try UnixSocket.sendNow(client, bytes) }
+        #expect(sent == 2)
+        let refused = try UnixSocket.make(.stream)
+        defer { close(refused) }
+        #expect(throws: Errno(ENOENT)) { try UnixSocket.connect(refused, to: UnixSocketAddress(path: path + ".none")) }
+    }
+
+    @Test func durationsBecomeMillisecondsTruncatedOrRoundedUp() {
+        #expect(Duration.microseconds(2_500).wholeMilliseconds == 2)
+        #expect(Duration.microseconds(2_500).roundedUpMilliseconds == 3)
+        #expect(Duration.seconds(2).roundedUpMilliseconds == 2_000)
+    }
+
+    @Test func aThreadNamesItselfForPs() async {
+        let name = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            OSThread.start(name: "posix-test") {
+                var buffer = [UInt8](repeating: 0, count: 32)
+                let descriptor = open("/proc/thread-self/comm", O_RDONLY)
+                let count = read(descriptor, &buffer, buffer.count)
+                close(descriptor)
+                continuation.resume(returning: String(decoding: buffer.prefix(max(0, count)).prefix { $0 != 0x0A }, as: UTF8.self))
+            }
+        }
+        #expect(name == "posix-test")
+    }
+}

@@ -1,0 +1,33 @@
+import JSONCore
+import StationWire
+import Testing
+
+@Suite struct EventFormatterTests {
+    @Test func everyControlCharacterOfOutsideTextIsShownAsAnEscape() throws {
+        var formatter = EventFormatter()
+        let raw = "https://x.example/\u{1B}[2J\u{07}\r\nforged line\u{7F}\u{9B}31m"
+        let scan = JSON.object([
+            ("type", "scan"), ("seq", 3), ("at", "2026-12-01T10:00:00.000Z"), ("scan_id", "s1"),
+            ("source", .string("nfc:A\u{07}")), ("code", "foreign"), ("raw", .string(raw)),
+        ])
+        let formatted = formatter.line(for: scan)
+        let line = try #require(formatted)
+        #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+        #expect(line.contains(#"nfc:A\x07"#))
+        #expect(line.contains(#"https://x.example/\x1b[2J\x07\x0d\x0aforged line\x7f\u009b31m"#))
+    }
+
+    @Test func aVerdictLineNamesTheSourceOfItsScanAndTheScreensSentence() throws {
+        var formatter = EventFormatter()
+        _ = formatter.line(for: try JSON.parse(#"{"type":"scan","seq":1,"at":"x","scan_id":"s1","source":"nfc:R","code":"chip","raw":"u"}"#))
+        let verdict = VerdictEvent(scanID: "s1", source: "nfc:R", medium: .nfc, outcome: .authentic, message: "Authentic.")
+        let formatted = formatter.line(for: .object([("type", "verdict"), ("seq", 2), ("at", "x")] + verdict.fields))
+        let line = try #require(formatted)
+        #expect(line.contains("#2 verdict nfc:R  authentic"))
+        #expect(line.contains("\"Authentic.\""))
+    }
+
+    @Test func textWithoutControlsIsLeftAsItIs() {
+        #expect(TerminalText.escaped("ünïcödé ✓ \\x1b") == "ünïcödé ✓ \\x1b")
+    }
+}

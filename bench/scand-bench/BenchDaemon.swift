@@ -1,0 +1,50 @@
+import Foundation
+import Glibc
+import Harness
+
+/// The release daemon under measurement, its socket and journal in a scratch folder.
+final class BenchDaemon {
+    let socketPath: String
+    let startToListening: Duration
+    private let process: Process
+    private let directory: String
+
+    init(executable: String, api: SandboxAPI, nfc: String) throws {
+        directory = try scratchDirectory()
+        socketPath = directory + "/scand.sock"
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--socket", socketPath, "--journal", directory + "/journal", "--nfc", nfc, "--camera", "none",
+                             "--api-base", api.baseURL.absoluteString, "--max-clients", "1100", "--log-level", "warning"]
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        let start = ContinuousClock.now
+        try process.run()
+        while true {
+            if let client = try? LineClient(path: socketPath) {
+                client.close()
+                break
+            }
+            guard process.isRunning, ContinuousClock.now - start < .seconds(20) else {
+                throw BenchFailure("the daemon did not listen")
+            }
+            usleep(500)
+        }
+        startToListening = ContinuousClock.now - start
+    }
+
+    func residentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Int(line.split(separator: " ")[1])
+        else { return -1 }
+        return kilobytes * 1024
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}

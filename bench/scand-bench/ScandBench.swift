@@ -1,0 +1,298 @@
+// `make bench-daemon`: what the daemon costs on this machine, in one run.
+//
+// (a) tap-to-verdict latency at a subscriber, against the floor: the C reference reading the same tag
+//     (bench/nfc/pcsc_read.c, the four-command read) plus one HTTP round trip by a minimal client; the
+//     sandbox's own time for each call, from its records, is taken off both sides;
+// (c) resident memory idle and with 1,000 subscribers;
+// (d) time from spawn to a listening socket.
+// (b) fan-out is measured by the socket part's benchmark.
+//
+//   scand-bench --daemon PATH --reference PATH [--taps 25] [--starts 20] [--reader 1]
+//
+// --reader picks vpcd's virtual reader (0 or 1), so that a run can keep off the one a test is using.
+//
+// Taps stay under the API client's own limit of 30 verifications a minute.
+import Foundation
+import Glibc
+import Harness
+import JSONCore
+import ScanJournal
+import SealTrustKit
+
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+struct Options {
+    var daemon = ""
+    var reference = ""
+    var taps = 25
+    var starts = 20
+    var reader = 1
+
+    static func parse(_ arguments: [String]) throws -> Options {
+        var options = Options()
+        var index = 0
+        while index < arguments.count {
+            guard index + 1 < arguments.count else { throw BenchFailure("\(arguments[index]) needs a value") }
+            let value = arguments[index + 1]
+            switch arguments[index] {
+            case "--daemon": options.daemon = value
+            case "--reference": options.reference = value
+            case "--taps": options.taps = Int(value) ?? 0
+            case "--starts": options.starts = Int(value) ?? 0
+            case "--reader": options.reader = Int(value) ?? -1
+            default: throw BenchFailure(usage)
+            }
+            index += 2
+        }
+        guard !options.daemon.isEmpty, !options.reference.isEmpty, options.taps > 0, options.starts > 0,
+              options.reader == 0 || options.reader == 1
+        else { throw BenchFailure(usage) }
+        return options
+    }
+}
+
+let usage = "usage: scand-bench --daemon PATH --reference PATH [--taps N] [--starts N] [--reader 0|1]"
+
+func percentile(_ values: [Duration], _ fraction: Double) -> Duration {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded()))]
+}
+
+func milliseconds(_ duration: Duration) -> String {
+    let value = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    return String(format: "%.2f ms", value)
+}
+
+func ratio(_ a: Duration, _ b: Duration) -> String {
+    String(format: "%.2f×", (a / b))
+}
+
+func raiseDescriptorLimit() {
+    var limit = rlimit()
+    getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+    limit.rlim_cur = limit.rlim_max
+    setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+}
+
+func scratchDirectory() throws -> String {
+    var template = Array("/tmp/scand-bench-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { throw BenchFailure("mkdtemp failed") }
+    return String(cString: made)
+}
+
+/// Chip URLs minted ahead, so that the HTTP floor sends fresh taps as the daemon does.
+func mintedURLs(chip: String, counters: Range<Int>) throws -> [String] {
+    let script = """
+        import sys; sys.path.insert(0, 'tools/sandbox'); import json, sun
+        chip = [c for c in json.load(open('tools/sandbox/catalogue.json'))['chips'] if c['name'] == sys.argv[1]][0]
+        for n in range(int(sys.argv[2]), int(sys.argv[3])):
+            print(sun.chip_url(bytes.fromhex(chip['meta_read_key']), bytes.fromhex(chip['file_read_key']), bytes.fromhex(chip['uid']), n))
+        """
+    let output = try runCapturing("/usr/bin/python3", ["-c", script, chip, String(counters.lowerBound), String(counters.upperBound)])
+    return output.split(separator: "\n").map(String.init)
+}
+
+func runCapturing(_ executable: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = repositoryRoot()
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
+
+@main
+struct ScandBench {
+    static func main() async {
+        do {
+            let options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+            raiseDescriptorLimit()
+            try await run(options)
+        } catch {
+            FileHandle.standardError.write(Data("scand-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func run(_ options: Options) async throws {
+        let api = try SandboxAPI.start(window: 1)
+        defer { api.stop() }
+
+        print("(d) start to listening socket, \(options.starts) starts")
+        var starts: [Duration] = []
+        for _ in 0..<options.starts {
+            let daemon = try BenchDaemon(executable: options.daemon, api: api, nfc: "none")
+            starts.append(daemon.startToListening)
+            daemon.stop()
+        }
+        print("    p50 \(milliseconds(percentile(starts, 0.5)))  max \(milliseconds(percentile(starts, 1)))  goal ≤ 150 ms")
+
+        // The sandbox's own time for each call, from its records, comes off every round trip below: what is
+        // compared is what the daemon and the minimal clients add, not how long the sandbox computes.
+        var servedBefore = try await verifyServiceTimes(api).count
+        let http = try httpFloor(api: api, count: options.taps)
+        let httpService = try await verifyServiceTimes(api).dropFirst(servedBefore)
+        let httpNet = zip(http, httpService).map { $0 - $1 }
+        print("(a) one verify round trip by a minimal HTTP client on loopback")
+        print("    the sandbox's own time per verify: p50 \(milliseconds(percentile(Array(httpService), 0.5)))  p99 \(milliseconds(percentile(Array(httpService), 0.99)))")
+        print("    round trip, the sandbox's time included: p50 \(milliseconds(percentile(http, 0.5)))  p99 \(milliseconds(percentile(http, 0.99)))")
+        print("    round trip, the sandbox's time removed:  p50 \(milliseconds(percentile(httpNet, 0.5)))  p99 \(milliseconds(percentile(httpNet, 0.99)))")
+
+        servedBefore = try await verifyServiceTimes(api).count
+        let kit = try await kitRoundTrips(api: api, count: min(options.taps, 20))
+        let kitNet = zip(kit, try await verifyServiceTimes(api).dropFirst(servedBefore)).map { $0 - $1 }
+        print("    the same call through SealTrustKit's client (URLSession), the sandbox's time removed: p50 \(milliseconds(percentile(kitNet, 0.5)))  p99 \(milliseconds(percentile(kitNet, 0.99)))")
+
+        let tag = try VirtualTag.start(reader: options.reader, chip: "spare-a")
+        defer { tag.stop() }
+        let reads = try await referenceReads(options.taps, tag: tag, program: options.reference)
+        let floor = zip(reads.sorted(), httpNet.sorted()).map { $0 + $1 }
+        let floorWithSandbox = zip(reads.sorted(), http.sorted()).map { $0 + $1 }
+        let daemon = try BenchDaemon(executable: options.daemon, api: api, nfc: tag.readerName)
+        defer { daemon.stop() }
+        // Settled: the NFC source has started and waits for a tag.
+        try await Task.sleep(for: .seconds(1))
+        let idle = daemon.residentBytes()
+        servedBefore = try await verifyServiceTimes(api).count
+        let taps = try await daemonTaps(options.taps, tag: tag, daemon: daemon)
+        let tapService = try await verifyServiceTimes(api).dropFirst(servedBefore)
+        guard tapService.count == taps.count else { throw BenchFailure("\(taps.count) taps but \(tapService.count) verify calls") }
+        let tapsNet = zip(taps, tapService).map { $0 - $1 }
+        print("    C reference tag read (card-present event to URI): p50 \(milliseconds(percentile(reads, 0.5)))  p99 \(milliseconds(percentile(reads, 0.99)))")
+        print("    floor (tag read + round trip, the sandbox's time removed): p50 \(milliseconds(percentile(floor, 0.5)))  p99 \(milliseconds(percentile(floor, 0.99)))")
+        print("    daemon (card-present event to verdict at a subscriber, the sandbox's time removed): p50 \(milliseconds(percentile(tapsNet, 0.5)))  p99 \(milliseconds(percentile(tapsNet, 0.99)))")
+        print("    daemon / floor: p50 \(ratio(percentile(tapsNet, 0.5), percentile(floor, 0.5)))  p99 \(ratio(percentile(tapsNet, 0.99), percentile(floor, 0.99)))  goal ≤ 1.2×")
+        print("    with the sandbox's time left in both: daemon p50 \(milliseconds(percentile(taps, 0.5))), floor p50 \(milliseconds(percentile(floorWithSandbox, 0.5)))"
+            + ", daemon / floor: p50 \(ratio(percentile(taps, 0.5), percentile(floorWithSandbox, 0.5)))  p99 \(ratio(percentile(taps, 0.99), percentile(floorWithSandbox, 0.99)))")
+
+        print("(c) resident memory")
+        // Once it has made calls, the daemon holds libcurl, its TLS library and ICU's locale data too.
+        let idleAfterTaps = daemon.residentBytes()
+        var subscribers: [LineClient] = []
+        for _ in 0..<1_000 { subscribers.append(try LineClient(path: daemon.socketPath)) }
+        for subscriber in subscribers { _ = try subscriber.readLine(timeout: .seconds(10)) }
+        try await Task.sleep(for: .milliseconds(500))
+        let loaded = daemon.residentBytes()
+        print("    idle \(idle / 1024) KiB (goal ≤ 32768 KiB)  idle after the taps \(idleAfterTaps / 1024) KiB"
+            + "  with 1,000 subscribers \(loaded / 1024) KiB (goal ≤ 65536 KiB)")
+        subscribers.removeAll()
+    }
+
+    /// Present to URI, by the C reference, timed from the same point as the daemon's taps.
+    static func referenceReads(_ count: Int, tag: VirtualTag, program: String) async throws -> [Duration] {
+        let reference = try ChildProcess(program, [tag.readerName, String(count)])
+        defer { reference.signal(SIGTERM); reference.waitForExit(timeout: .seconds(5)) }
+        _ = try await reference.waitForLine(timeout: .seconds(10)) { $0 == "READY" }
+        var durations: [Duration] = []
+        for _ in 0..<count {
+            let mark = reference.lines.count
+            try await tag.present()
+            let line = try await reference.waitForLine(after: mark, timeout: .seconds(10)) { $0.hasPrefix("READ ") || $0.hasPrefix("FAIL ") }
+            guard line.hasPrefix("READ "), let microseconds = Int64(line.split(separator: " ")[1])
+            else { throw BenchFailure("the C reference read nothing from the tag: \(line)") }
+            durations.append(.microseconds(microseconds))
+            try await tag.remove()
+        }
+        return durations
+    }
+
+    /// Present to the verdict at a subscriber.
+    static func daemonTaps(_ count: Int, tag: VirtualTag, daemon: BenchDaemon) async throws -> [Duration] {
+        let subscriber = try LineClient(path: daemon.socketPath)
+        _ = try subscriber.readLine(timeout: .seconds(10))
+        try subscriber.send("{\"cmd\":\"watch\",\"events\":[\"verdict\",\"source\"]}")
+        let readyDeadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < readyDeadline {
+            guard let line = try subscriber.readLine(timeout: .seconds(1)) else { continue }
+            if line.contains("\"state\":\"ready\"") { break }
+        }
+        var durations: [Duration] = []
+        let rfc3339 = ISO8601DateFormatter()
+        rfc3339.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        for _ in 0..<count {
+            try await tag.present()
+            while true {
+                guard let line = try subscriber.readLine(timeout: .seconds(20)) else { throw BenchFailure("no verdict after a tap") }
+                let delivered = Date()
+                guard line.contains("\"type\":\"verdict\"") else { continue }
+                guard line.contains("\"outcome\":\"authentic\""), let verdict = try? JSON.parse(line),
+                      let latency = verdict["latency_ms"]?.integerValue, let at = verdict["at"]?.stringValue.flatMap(rfc3339.date(from:))
+                else { throw BenchFailure("unexpected verdict: \(line)") }
+                // The daemon's own clock from the card-present event to the verdict, then journal and socket to us.
+                let delivery = delivered.timeIntervalSince(at)
+                durations.append(.milliseconds(latency) + .microseconds(Int64(delivery * 1_000_000)))
+                break
+            }
+            try await tag.remove()
+        }
+        return durations
+    }
+
+    /// The sandbox's own time for every `/scans/verify` it served so far, in arrival order.
+    static func verifyServiceTimes(_ api: SandboxAPI) async throws -> [Duration] {
+        try await api.requests().filter { $0.path == "/scans/verify" }.map { request in
+            guard let served = request.serviceMilliseconds else { throw BenchFailure("a verify the sandbox did not serve") }
+            return .microseconds(Int64((served * 1000).rounded()))
+        }
+    }
+
+    /// The daemon's own HTTP path, alone: where the daemon's time over the floor goes.
+    static func kitRoundTrips(api: SandboxAPI, count: Int) async throws -> [Duration] {
+        let client = SealTrustClient(configuration: SealTrustConfiguration(baseURL: api.baseURL, timeout: 5))
+        var durations: [Duration] = []
+        for url in try mintedURLs(chip: "spare-b", counters: 2_000..<(2_000 + count)) {
+            let start = ContinuousClock.now
+            _ = try await client.verifyScan(url: url)
+            durations.append(ContinuousClock.now - start)
+            try await Task.sleep(for: .milliseconds(40))
+        }
+        return durations
+    }
+
+    /// One verify per fresh URL over a new loopback connection: the least an HTTP client does.
+    static func httpFloor(api: SandboxAPI, count: Int) throws -> [Duration] {
+        let urls = try mintedURLs(chip: "spare-b", counters: 1_000..<(1_000 + count))
+        var durations: [Duration] = []
+        for url in urls {
+            let body = "{\"url\":\"\(url)\"}"
+            let request = "POST /scans/verify HTTP/1.1\r\nHost: 127.0.0.1:\(api.port)\r\nAccept: application/json\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+            let start = ContinuousClock.now
+            let answer = try httpExchange(port: api.port, request: request)
+            durations.append(ContinuousClock.now - start)
+            guard answer.hasPrefix("HTTP/1.") else { throw BenchFailure("the sandbox answered \(answer.prefix(40))") }
+            usleep(40_000)
+        }
+        return durations
+    }
+
+    static func httpExchange(port: Int, request: String) throws -> String {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw BenchFailure("connect to the sandbox failed") }
+        let bytes = Array(request.utf8)
+        guard send(descriptor, bytes, bytes.count, 0) == bytes.count else { throw BenchFailure("send failed") }
+        var answer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &chunk, chunk.count, 0)
+            if count <= 0 { break }
+            answer += chunk[..<count]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Builds libFuzzer targets: fuzz/NAME/main.swift, linked with the modules named in fuzz/NAME/modules.
+# Each module is compiled once, for every target, with the fuzzer's coverage and AddressSanitizer,
+# optimised, and with -enable-testing so that a target may `@testable import` it.
+# Usage: fuzz/build.sh NAME...  (the binaries go to .build/fuzz/bin/NAME)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swiftc=${SWIFTC:-swiftc}
+out=.build/fuzz
+mkdir -p "$out/modules" "$out/bin"
+common=(-O -sanitize=fuzzer,address -swift-version 6 -package-name sealtrust_scand
+    -I "$out/modules" -I Sources/CZBar -Xcc -fmodule-map-file="$out/modules/CPCSCLite.modulemap")
+
+# The C target's module map, as SwiftPM makes it, and its one C file.
+if [[ ! -f $out/modules/CPCSCLite.o || Sources/CPCSCLite/pci.c -nt $out/modules/CPCSCLite.o ]]; then
+    printf 'module CPCSCLite {\n    header "%s/Sources/CPCSCLite/include/CPCSCLite.h"\n    export *\n}\n' "$PWD" \
+        >"$out/modules/CPCSCLite.modulemap"
+    clang -O1 -c -I Sources/CPCSCLite/include Sources/CPCSCLite/pci.c -o "$out/modules/CPCSCLite.o"
+fi
+
+# A module is rebuilt when one of its sources, or a module listed before it, is newer than its object.
+build_module() {
+    local name=$1 newest=$2 object=$out/modules/$1.o
+    case $name in
+        CZBar) return ;;       # a system library: its module map is in Sources/CZBar
+        CPCSCLite) return ;;   # built above
+    esac
+    if [[ -f $object && -z $(find "Sources/$name" ${newest:+"$newest"} -newer "$object" -print -quit) ]]; then
+        return
+    fi
+    echo "fuzz: compiling $name"
+    "$swiftc" "${common[@]}" -enable-testing -parse-as-library -wmo -c -module-name "$name" \
+        -emit-module -emit-module-path "$out/modules/$name.swiftmodule" "Sources/$name"/*.swift -o "$object"
+}
+
+for target in "$@"; do
+    dir=fuzz/$target
+    [[ -f $dir/main.swift && -f $dir/modules ]] || { echo "fuzz: $dir needs main.swift and modules" >&2; exit 2; }
+    read -r -a modules <"$dir/modules"
+    objects=() libraries=() newest=
+    for module in "${modules[@]}"; do
+        build_module "$module" "$newest"
+        case $module in
+            CZBar) libraries+=(-lzbar) ;;
+            CPCSCLite) objects+=("$out/modules/CPCSCLite.o"); libraries+=(-lpcsclite) ;;
+            *) objects+=("$out/modules/$module.o"); newest=$out/modules/$module.o ;;
+        esac
+    done
+    binary=$out/bin/$target
+    if [[ -f $binary && -z $(find "$dir/main.swift" "${objects[@]}" -newer "$binary" -print -quit) ]]; then
+        continue
+    fi
+    echo "fuzz: linking $target"
+    # The gold linker warns about ASan's local symbols on every link; the warnings say nothing about us.
+    "$swiftc" "${common[@]}" -parse-as-library -module-name "fuzz_${target//-/_}" "$dir/main.swift" "${objects[@]}" \
+        "${libraries[@]}" -o "$binary" 2> >(grep -v "ld.gold: warning: Cannot export local symbol" >&2)
+done

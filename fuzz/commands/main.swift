@@ -1,0 +1,35 @@
+import JSONCore
+import StationWire
+
+/// A client's line as the verdict server reads it: any bytes give a command or a refusal, never a trap.
+/// A command prints as a line that reads back as the same command (the client's side of the wire);
+/// a `verify` hands on its `raw` exactly as the line's JSON string holds it; every answer's `id`
+/// prints as JSON that reads back.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let line = UnsafeBufferPointer(start: data, count: size)
+    let id: JSON
+    do {
+        let command = try ClientCommand.read(line)
+        id = command.id
+        let printed = command.json.encoded()
+        // The print is a fixed point (a number id may change form, 1.0 printing as 1, never value).
+        let reread = try? ClientCommand.read(Array(printed.utf8))
+        check(reread?.json.encoded() == printed && reread?.action == command.action, "a command does not read back from its print: \(printed)")
+        if case .verify(let raw) = command.action {
+            let said = try? JSON.parse(utf8: line)["raw"]?.stringValue
+            check(said.map { Array($0.utf8) } == Array(raw.utf8), "verify changed the scanned string")
+        }
+    } catch {
+        id = error.id
+        check(!error.detail.isEmpty, "a refusal must say why")
+    }
+    let answer = JSON.object([("type", "ack"), ("id", id)]).encoded()
+    check((try? JSON.parse(answer)) != nil, "the answer's id does not print as JSON: \(answer)")
+    return 0
+}
+
+/// A broken property stops the fuzzer with what broke (a precondition's message is lost in -O builds).
+func check(_ condition: Bool, _ message: @autoclosure () -> String = "") {
+    if !condition { fatalError(message()) }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// A program a test or benchmark starts and talks to by lines: commands on its stdin, reports on its stdout.
+///
+/// Spawned with every signal unblocked and at its default (children of Foundation's `Process` inherit a
+/// mask that blocks SIGTERM, and then ignore it). Its stdin is a pipe only this side holds: when the test
+/// process dies, the child reads end of file, and the tools exit on it. Its stderr is this process's.
+public final class ChildProcess: Sendable {
+    /// What the child printed so far; shared with the thread that reads its stdout.
+    private final class Output: Sendable {
+        struct Lines {
+            var lines: [String] = []
+            var ended = false
+        }
+
+        let state = Mutex(Lines())
+
+        func withLock<R>(_ body: (inout Lines) -> R) -> R {
+            state.withLock { body(&$0) }
+        }
+    }
+
+    public let pid: pid_t
+    public let name: String
+    private let output = Output()
+    /// The write end of the child's stdin; nil once closed.
+    private let input: Mutex<Int32?>
+    /// The exit status once reaped: after that the pid may belong to someone else.
+    private let exitStatus = Mutex<Int32?>(nil)
+
+    /// Starts `executable`; `environment` replaces this process's own when given.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+        // Socket pairs rather than pipes: Glibc's module does not export pipe2, and close-on-exec must be set at
+        // creation, or a child spawned meanwhile by another thread would keep our end open.
+        let toChild = try Self.channel()
+        let fromChild: [Int32]
+        do {
+            fromChild = try Self.channel()
+        } catch {
+            toChild.forEach { close($0) }
+            throw error
+        }
+        defer {
+            close(toChild[0])
+            close(fromChild[1])
+        }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var nothingBlocked = sigset_t()
+        sigemptyset(&nothingBlocked)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGUSR1, SIGUSR2, SIGCHLD] {
+            sigaddset(&defaults, signal)
+        }
+        posix_spawnattr_setsigmask(&attributes, &nothingBlocked)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        defer { envp?.forEach { free($0) } }
+        var child: pid_t = 0
+        let spawned = envp.map { posix_spawn(&child, executable, &actions, &attributes, argv, $0) }
+            ?? posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        guard spawned == 0 else {
+            close(toChild[1])
+            close(fromChild[0])
+            throw HarnessError("posix_spawn \(executable): \(String(cString: strerror(spawned)))")
+        }
+        Glibc.signal(SIGPIPE, SIG_IGN)  // a child that died must fail the test, not kill the runner
+        pid = child
+        // An interpreter's child is known by its script.
+        let program = executable.hasSuffix("python3") || executable.hasSuffix("sh") ? arguments.first ?? executable : executable
+        name = URL(fileURLWithPath: program).lastPathComponent
+        input = Mutex(toChild[1])
+        collect(fromChild[0])
+    }
+
+    deinit {
+        closeInput()
+        if exitStatus.withLock({ $0 }) == nil {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+    }
+
+    /// Every line the child printed so far, without its newline.
+    public var lines: [String] { output.withLock { $0.lines } }
+
+    /// Sends one line to the child's stdin.
+    public func send(_ line: String) throws {
+        let bytes = Array((line + "\n").utf8)
+        try input.withLock { descriptor in
+            guard let descriptor else { throw HarnessError("\(name) (pid \(pid)): its stdin is closed") }
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else {
+                    throw HarnessError("\(name) (pid \(pid)) no longer takes commands: \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// Closes the child's stdin: the tools take it as the order to end.
+    public func closeInput() {
+        input.withLock { descriptor in
+            if let open = descriptor {
+                close(open)
+                descriptor = nil
+            }
+        }
+    }
+
+    /// The first line after the first `skip` ones that `matches`, blocking up to `timeout`, for callers that cannot await.
+    public func waitForLineBlocking(after skip: Int = 0, timeout: Duration,
+                                    where matches: (String) -> Bool) throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let found = try line(after: skip, where: matches, deadline: deadline, timeout: timeout) { return found }
+            usleep(5_000)
+        }
+    }
+
+    /// The first line after the first `skip` ones that `matches`, waiting up to `timeout`.
+    public func waitForLine(after skip: Int = 0, timeout: Duration,
+                            where matches: (String) -> Bool) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let found = try line(after: skip, where: matches, deadline: deadline, timeout: timeout) { return found }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Sends `signal` unless the child has already been reaped.
+    public func signal(_ number: Int32) {
+        if exitStatus.withLock({ $0 }) == nil { kill(pid, number) }
+    }
+
+    /// The exit status (or 128 + the signal that ended it); nil when it still runs after `timeout`, and then it is killed.
+    @discardableResult
+    public func waitForExit(timeout: Duration) -> Int32? {
+        if let known = exitStatus.withLock({ $0 }) { return known }
+        let status = reap(pid, within: timeout)
+        exitStatus.withLock { $0 = status ?? 128 + SIGKILL }
+        return status
+    }
+
+    /// A connected pair of descriptors, both close-on-exec: [0] is the reading end by convention, [1] the writing one.
+    private static func channel() throws -> [Int32] {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw HarnessError("socketpair: \(String(cString: strerror(errno)))")
+        }
+        return pair
+    }
+
+    private func line(after skip: Int, where matches: (String) -> Bool, deadline: ContinuousClock.Instant,
+                      timeout: Duration) throws -> String? {
+        let (found, ended) = output.withLock { ($0.lines.dropFirst(skip).first(where: matches), $0.ended) }
+        if let found { return found }
+        if ended { throw HarnessError("\(name) (pid \(pid)) ended; its last lines: \(lines.suffix(20))") }
+        if ContinuousClock.now >= deadline {
+            throw HarnessError("\(name) (pid \(pid)): no awaited line within \(timeout); its last lines: \(lines.suffix(20))")
+        }
+        return nil
+    }
+
+    /// Reads the child's stdout on a thread of its own: the read blocks.
+    private func collect(_ descriptor: Int32) {
+        let thread = Thread { [output] in
+            var pending: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(descriptor, &chunk, chunk.count)
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                pending += chunk[..<count]
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: pending[..<newline], as: UTF8.self)
+                    pending.removeSubrange(...newline)
+                    output.withLock { $0.lines.append(line) }
+                }
+            }
+            close(descriptor)
+            output.withLock { $0.ended = true }
+        }
+        thread.start()
+    }
+}
+
+/// Waits up to `timeout` for the child `pid` to end, and reaps it: its exit status, or 128 + the signal that
+/// ended it. A child that still runs then is killed (SIGKILL) and reaped, and the answer is nil.
+public func reap(_ pid: pid_t, within timeout: Duration) -> Int32? {
+    let deadline = ContinuousClock.now + timeout
+    var status: Int32 = 0
+    while ContinuousClock.now < deadline {
+        if waitpid(pid, &status, WNOHANG) == pid {
+            let signal = status & 0x7f
+            return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        }
+        usleep(5_000)
+    }
+    kill(pid, SIGKILL)
+    waitpid(pid, &status, 0)
+    return nil
+}

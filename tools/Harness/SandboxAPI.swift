@@ -1,0 +1,168 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request the sandbox received, as it recorded it (admin routes are never recorded).
+public struct RecordedRequest: Sendable, Hashable, Decodable {
+    public let method: String
+    /// Still percent-encoded, without the query.
+    public let path: String
+    /// The raw query string, "" when there was none.
+    public let query: String
+    /// Lower-case header names.
+    public let headers: [String: String]
+    public let body: String
+    /// The sandbox's own time for a request it served, from its handler's start to the answer ready.
+    public let serviceMilliseconds: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case method, path, query, headers, body
+        case serviceMilliseconds = "service_ms"
+    }
+}
+
+/// A catalogue chip as the sandbox sees it now.
+public struct SandboxChip: Sendable, Hashable, Decodable {
+    public let name: String
+    public let uid: String
+    public let registration: String
+    /// The last counter the sandbox accepted from this chip; nil before any fresh tap.
+    public let lastCounter: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case name, uid, registration
+        case lastCounter = "last_counter"
+    }
+}
+
+public enum SandboxError: Error, Sendable, CustomStringConvertible {
+    case launchFailed(String)
+    case admin(route: String, status: Int, body: String)
+
+    public var description: String {
+        switch self {
+        case .launchFailed(let why): "sandbox API did not start: \(why)"
+        case .admin(let route, let status, let body): "sandbox admin \(route) answered \(status): \(body)"
+        }
+    }
+}
+
+/// The local SealTrust sandbox API (tools/sandbox/sandbox.py) on a free loopback port, for one test or suite.
+public final class SandboxAPI: Sendable {
+    public let baseURL: URL
+    public let port: Int
+    private let child: ChildProcess
+
+    private init(child: ChildProcess, port: Int) {
+        self.child = child
+        self.port = port
+        self.baseURL = URL(string: "http://127.0.0.1:\(port)")!
+    }
+
+    deinit {
+        Self.stop(child)
+    }
+
+    /// Starts a sandbox and returns once it accepts connections. `window`: rate-limit window in seconds (60 when nil).
+    public static func start(window: Double? = nil, startTimeout: Int64 = 15) throws -> SandboxAPI {
+        let script = repositoryRoot().appendingPathComponent("tools/sandbox/sandbox.py").path
+        var arguments = [script, "--port", "0", "--host", "127.0.0.1", "--exit-with-stdin"]
+        if let window {
+            arguments += ["--window", String(window)]
+        }
+        let child = try ChildProcess("/usr/bin/python3", arguments)
+        let line: String
+        do {
+            line = try child.waitForLineBlocking(timeout: .seconds(startTimeout)) { _ in true }
+        } catch {
+            stop(child)
+            throw SandboxError.launchFailed("no LISTENING line from \(script) (its stderr is this process's): \(error)")
+        }
+        let words = line.split(separator: " ")
+        guard words.count == 2, words[0] == "LISTENING", let port = Int(words[1]) else {
+            stop(child)
+            throw SandboxError.launchFailed("unexpected first line \(line.debugDescription)")
+        }
+        return SandboxAPI(child: child, port: port)
+    }
+
+    /// Terminates the server (SIGTERM) and waits for it; safe to call more than once.
+    public func stop() {
+        Self.stop(child)
+    }
+
+    private static func stop(_ child: ChildProcess) {
+        child.closeInput()
+        child.signal(SIGTERM)
+        child.waitForExit(timeout: .seconds(5))
+    }
+
+    /// Every non-admin request since start or the last reset, in arrival order.
+    public func requests() async throws -> [RecordedRequest] {
+        try JSONDecoder().decode([RecordedRequest].self, from: await admin("GET", "requests"))
+    }
+
+    /// Forgets requests, seen URLs, counters, rate windows, limits and faults; restores claims and tickets.
+    public func reset() async throws {
+        _ = try await admin("POST", "reset", json: [:])
+    }
+
+    /// Makes the next `count` requests under `path` (all of them until reset when nil) slow, replaced, or dropped.
+    public func fault(
+        path: String, delay: Double? = nil, status: Int? = nil, body: String? = nil, count: Int? = nil,
+        contentType: String? = nil, headers: [String: String] = [:], closeConnection: Bool = false,
+        lingerAfterAnswer: Double? = nil, method: String? = nil
+    ) async throws {
+        var spec: [String: Any] = ["path": path, "headers": headers, "close": closeConnection]
+        spec["linger_s"] = lingerAfterAnswer
+        spec["delay_s"] = delay
+        spec["status"] = status
+        spec["body"] = body
+        spec["count"] = count
+        spec["content_type"] = contentType
+        spec["method"] = method
+        _ = try await admin("POST", "fault", json: spec)
+    }
+
+    /// The rate-limit window length, in seconds.
+    public func setWindow(seconds: Double) async throws {
+        _ = try await admin("POST", "window", json: ["seconds": seconds])
+    }
+
+    /// Overrides per-IP limits by bucket (verify, ticket, passport, certificate, history, claim) until reset.
+    public func setLimits(_ limits: [String: Int]) async throws {
+        _ = try await admin("POST", "limits", json: limits)
+    }
+
+    /// A fresh, validly signed URL for a catalogue chip, as its next tap would write it (Swift on Linux has no AES).
+    public func tap(chip: String, counter: Int? = nil, host: String = "sealtrust.io") async throws -> String {
+        var spec: [String: Any] = ["chip": chip, "host": host]
+        spec["counter"] = counter
+        let answer = try JSONSerialization.jsonObject(with: await admin("POST", "tap", json: spec))
+        guard let url = (answer as? [String: Any])?["url"] as? String else {
+            throw SandboxError.admin(route: "tap", status: 200, body: String(describing: answer))
+        }
+        return url
+    }
+
+    public func chips() async throws -> [SandboxChip] {
+        try JSONDecoder().decode([SandboxChip].self, from: await admin("GET", "chips"))
+    }
+
+    private func admin(_ method: String, _ route: String, json: [String: Any]? = nil) async throws -> Data {
+        var request = URLRequest(url: baseURL.appendingPathComponent("_sandbox").appendingPathComponent(route))
+        request.httpMethod = method
+        request.timeoutInterval = 10
+        if let json {
+            request.httpBody = try JSONSerialization.data(withJSONObject: json)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard status == 200 else {
+            throw SandboxError.admin(route: route, status: status, body: String(decoding: data, as: UTF8.self))
+        }
+        return data
+    }
+}
