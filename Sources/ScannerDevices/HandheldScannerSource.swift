@@ -16,24 +16,52 @@ public struct HandheldScannerSource: Sendable {
         self.rescanAfter = rescanAfter
     }
 
-    /// Starts reading. The stream ends when the consumer stops iterating (the grab is then given back),
-    /// or when a regular file of records has been played.
+    private var threadName: String {
+        switch spec {
+        case .evdev: "scanner-evdev"
+        case .serial: "scanner-serial"
+        }
+    }
+
+    /// Reads until cancelled (the grab is then given back and the thread has ended when this returns), or until
+    /// a regular file of records has been played. `emit` is called on the reader's thread.
+    public func run(emit: @escaping @Sendable (ScannerEvent) -> Void) async {
+        let reader: ScannerReader
+        do {
+            reader = try ScannerReader(spec: spec, keymap: Keymap(keymap), rescanAfter: rescanAfter, emit: emit)
+        } catch {
+            emit(.error(detail: "cannot start: \(error)"))
+            return
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
+                OSThread.start(name: threadName) {
+                    reader.run()
+                    ended.resume()
+                }
+            }
+        } onCancel: {
+            reader.stop()
+        }
+    }
+
+    /// The same events as a stream, which ends when the source ends for good; stopping iteration stops the reader.
+    /// The thread starts at once, not when a task gets to run.
     public func events() -> AsyncStream<ScannerEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: ScannerEvent.self, bufferingPolicy: .unbounded)
         let reader: ScannerReader
         do {
-            reader = try ScannerReader(spec: spec, keymap: Keymap(keymap), rescanAfter: rescanAfter, continuation: continuation)
+            reader = try ScannerReader(spec: spec, keymap: Keymap(keymap), rescanAfter: rescanAfter) { continuation.yield($0) }
         } catch {
             continuation.yield(.error(detail: "cannot start: \(error)"))
             continuation.finish()
             return stream
         }
         continuation.onTermination = { _ in reader.stop() }
-        let name = switch spec {
-        case .evdev: "scanner-evdev"
-        case .serial: "scanner-serial"
+        OSThread.start(name: threadName) {
+            reader.run()
+            continuation.finish()
         }
-        OSThread.start(name: name) { reader.run() }
         return stream
     }
 }

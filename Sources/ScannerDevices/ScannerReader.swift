@@ -9,7 +9,7 @@ final class ScannerReader: Sendable {
     private let spec: ScannerSpec
     private let keymap: Keymap
     private let rescanAfter: Duration
-    private let continuation: AsyncStream<ScannerEvent>.Continuation
+    private let emit: @Sendable (ScannerEvent) -> Void
     private let wake: WakePipe
     private let stopped = Mutex(false)
 
@@ -17,11 +17,12 @@ final class ScannerReader: Sendable {
     /// and at most how long between looks at a path no inotify watch covers.
     static let retryInterval: Duration = .seconds(1)
 
-    init(spec: ScannerSpec, keymap: Keymap, rescanAfter: Duration, continuation: AsyncStream<ScannerEvent>.Continuation) throws(SystemCallError) {
+    /// `emit` is called on the reader's thread, at once, for every event.
+    init(spec: ScannerSpec, keymap: Keymap, rescanAfter: Duration, emit: @escaping @Sendable (ScannerEvent) -> Void) throws(SystemCallError) {
         self.spec = spec
         self.keymap = keymap
         self.rescanAfter = rescanAfter
-        self.continuation = continuation
+        self.emit = emit
         wake = try WakePipe()
     }
 
@@ -34,12 +35,11 @@ final class ScannerReader: Sendable {
 
     /// Runs until stopped, or until a regular file has been played.
     func run() {
-        defer { continuation.finish() }
         let watch: PathWatch
         do {
             watch = try PathWatch()
         } catch {
-            continuation.yield(.error(detail: "cannot watch for the device: \(error)"))
+            emit(.error(detail: "cannot watch for the device: \(error)"))
             return
         }
         var filter = RepeatFilter(rescanAfter: rescanAfter)
@@ -52,10 +52,10 @@ final class ScannerReader: Sendable {
             } catch {
                 switch error {
                 case .missing:
-                    if !seen { continuation.yield(.absent(detail: "no such device yet")) }
+                    if !seen { emit(.absent(detail: "no such device yet")) }
                     lastProblem = nil
                 case .unusable(let problem):
-                    if problem != lastProblem { continuation.yield(.error(detail: problem)) }
+                    if problem != lastProblem { emit(.error(detail: problem)) }
                     lastProblem = problem
                 }
                 seen = true
@@ -64,7 +64,7 @@ final class ScannerReader: Sendable {
             }
             seen = true
             lastProblem = nil
-            continuation.yield(.ready(detail: device.detail))
+            emit(.ready(detail: device.detail))
             let removal: String?
             switch spec {
             case .evdev:
@@ -75,7 +75,7 @@ final class ScannerReader: Sendable {
                 removal = readCodes(from: device, with: &framing, filter: &filter)
             }
             guard let removal else { return }
-            continuation.yield(.removed(detail: removal))
+            emit(.removed(detail: removal))
             if device.kind == .regularFile { return }
             waitForPath(watch)
         }
@@ -93,9 +93,9 @@ final class ScannerReader: Sendable {
                            filter: inout RepeatFilter) -> String? {
         var buffer = [UInt8](repeating: 0, count: 64 * InputEvent.size)
         var lastRead = ContinuousClock.now
-        func emit(_ event: ScannerEvent) {
+        func pass(_ event: ScannerEvent) {
             if case .code(let code) = event, !filter.admit(code, at: .now) { return }
-            continuation.yield(event)
+            emit(event)
         }
         while true {
             var timeout: Int32 = -1
@@ -112,19 +112,19 @@ final class ScannerReader: Sendable {
                 return "poll failed: \(SystemCallError("poll"))"
             }
             if ready == 0 {
-                if ContinuousClock.now - lastRead > KeystrokeDecoder.gapLimit { framing.silence(emit) }
+                if ContinuousClock.now - lastRead > KeystrokeDecoder.gapLimit { framing.silence(pass) }
                 continue
             }
             guard descriptors[0].revents != 0 else { continue }
             let count = buffer.withUnsafeMutableBytes { read(device.descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
                 lastRead = .now
-                buffer.withUnsafeBytes { framing.consume(UnsafeRawBufferPointer(rebasing: $0[0..<count]), emit) }
+                buffer.withUnsafeBytes { framing.consume(UnsafeRawBufferPointer(rebasing: $0[0..<count]), pass) }
                 continue
             }
             if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
             let why = count == 0 ? "end of stream" : "device gone (\(SystemCallError("read")))"
-            framing.end(emit)
+            framing.end(pass)
             return why
         }
     }

@@ -111,7 +111,8 @@ struct ScannerOptionTests {
         let fromFile = try ScanDaemon(api: nil, extra: ["--config", config], directory: directory).waitUntilListening()
         let (client, hello) = try fromFile.connect()
         var seen = hello["sources"]?.arrayValue ?? []
-        while seen.count < 2, let event = try client.next(where: { $0["type"]?.string == "source" }) { seen.append(event) }
+        while Set(seen.compactMap { $0["id"]?.string }).count < 2,
+              let event = try client.next(where: { $0["type"]?.string == "source" }) { seen.append(event) }
         #expect(Set(seen.compactMap { $0["id"]?.string }) == ["evdev:\(directory)/kbd", "serial:\(directory)/tty"])
         #expect(Set(seen.compactMap { $0["medium"]?.string }) == ["hid", "serial"])
         #expect(seen.allSatisfy { $0["state"]?.string == "absent" }, "a scanner not plugged in is absent, not an error")
