@@ -7,6 +7,9 @@ let package = Package(
         .library(name: "SealTrustKit", targets: ["SealTrustKit"]),
         .executable(name: "sealtrust-scand", targets: ["sealtrust-scand"]),
         .executable(name: "sealtrust-scanctl", targets: ["sealtrust-scanctl"]),
+        .executable(name: "sealtrust-mqtt", targets: ["sealtrust-mqtt"]),
+        .library(name: "StationClient", targets: ["StationClient"]),
+        .executable(name: "sealtrust-kiosk", targets: ["sealtrust-kiosk"]),
     ],
     targets: [
         // Thin typed calls over the system: errno as a value, Unix socket addresses, descriptors, named threads.
@@ -16,8 +19,14 @@ let package = Package(
         // Protocol 1's words: typed events, commands and answers, and the one-line event formatter.
         .target(name: "StationWire", dependencies: ["JSONCore"]),
 
-        // The parser and the API client: Foundation and the JSON target only.
-        .target(name: "SealTrustKit", dependencies: ["JSONCore"]),
+        // The parser and the API client: FoundationEssentials and the JSON target; the transport writes and reads
+        // HTTP/1.1 itself over libcurl's connections.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "SealTrustKit", dependencies: ["JSONCore", "CCurl"]),
 
         // NFC: PC/SC readers through pcscd.
         // A C target rather than a system library: see Sources/CPCSCLite/include/CPCSCLite.h.
@@ -41,23 +50,54 @@ let package = Package(
 
         // The daemon's parts.
         .target(name: "ScanJournal", dependencies: ["JSONCore"]),
-        .target(name: "VerdictSocket", dependencies: ["ScanJournal", "StationWire", "POSIXSupport"]),
         .target(name: "SystemdSupport", dependencies: ["POSIXSupport"]),
+        // The service group: start in order, signals on a thread of their own, stop in reverse order, systemd told.
+        .target(name: "Lifecycle", dependencies: ["POSIXSupport", "SystemdSupport"]),
+        .target(name: "VerdictSocket", dependencies: ["ScanJournal", "StationWire", "POSIXSupport", "Lifecycle"]),
+        // The station core: sources in, one scan and one verdict per string read, every event journaled then published.
         .target(
-            name: "ScanPipeline",
-            dependencies: ["SealTrustKit", "NFCReader", "QRScanner", "HandheldScanner", "ScannerDevices", "ScanJournal", "VerdictSocket", "StationWire", "POSIXSupport"]
+            name: "StationCore",
+            dependencies: [
+                "SealTrustKit", "NFCReader", "QRScanner", "HandheldScanner", "ScannerDevices", "ScanJournal", "VerdictSocket",
+                "StationWire", "POSIXSupport", "Lifecycle",
+            ]
         ),
 
         // Thin executables.
         .executableTarget(
             name: "sealtrust-scand",
-            dependencies: ["ScanPipeline", "SystemdSupport"]
+            dependencies: ["StationCore", "Lifecycle", "SystemdSupport"]
         ),
         .executableTarget(name: "sealtrust-scanctl", dependencies: ["StationWire", "POSIXSupport"]),
 
+        // A client of the daemon's socket for bridges: lines, commands, replay with reconnects.
+        .target(name: "StationClient", dependencies: ["JSONCore"]),
+        // The MQTT bridge: a client of the socket that publishes through libmosquitto.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .executableTarget(
+            name: "sealtrust-mqtt",
+            dependencies: ["CMosquitto", "StationClient", "JSONCore", "StationWire", "SystemdSupport"]
+        ),
+
+        // The kiosk bridge: the page, Server-Sent Events, metrics and health over libmicrohttpd (outputs.md).
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "JSONCore", "StationClient"]),
+        .executableTarget(name: "sealtrust-kiosk", dependencies: ["KioskBridge"]),
+
         // What the tests and benchmarks drive: child processes, the sandbox API, the virtual tag, a private
         // pcscd, a socket line client. Outside Tests/, for the benchmarks; never shipped.
-        .target(name: "Harness", dependencies: ["HandheldScanner"], path: "tools/Harness"),
+        .target(name: "Harness", dependencies: ["POSIXSupport", "HandheldScanner"], path: "tools/Harness"),
+        // Headless Chromium over the DevTools pipe, raw HTTP probes and a daemon-plus-bridge station, for the
+        // kiosk's tests and its benchmark.
+        .target(name: "KioskHarness", dependencies: ["Harness", "JSONCore", "StationClient"], path: "tools/KioskHarness"),
 
         // Benchmarks (`make bench-…`), each beside its reference; never shipped.
         // `make bench-nfc`: tap-to-URL latency beside bench/nfc/pcsc_read.c, on the virtual tag.
@@ -65,13 +105,18 @@ let package = Package(
         // `make bench-qr`: the decoder's cost per frame beside libzbar's and zxing-cpp's loops.
         .executableTarget(name: "qr-bench", dependencies: ["QRScanner"], path: "bench/qr-bench"),
         // `make bench-socket`: the verdict socket's fan-out and memory.
-        .executableTarget(name: "socket-bench", dependencies: ["JSONCore", "ScanJournal", "VerdictSocket"], path: "bench/socket-bench"),
+        .executableTarget(name: "socket-bench", dependencies: ["JSONCore", "POSIXSupport", "ScanJournal", "VerdictSocket", "Harness"], path: "bench/socket-bench"),
         // `make bench-scanners`: a handheld scanner's terminator to its `scan` at a subscriber, beside verify's.
         .executableTarget(name: "scanner-bench", dependencies: ["HandheldScanner", "Harness", "JSONCore"], path: "bench/scanner-bench"),
+        // `make bench-mqtt`: sealtrust-mqtt's latency and drain rate beside mosquitto_pub (mk/mqtt.mk).
+        .executableTarget(name: "mqtt-bench", path: "bench/mqtt"),
         // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).
         .executableTarget(
             name: "scand-bench", dependencies: ["JSONCore", "ScanJournal", "SealTrustKit", "Harness"], path: "bench/scand-bench"
         ),
+
+        // `make bench-kiosk`: from a verdict to the page showing it, through the DevTools protocol (mk/kiosk.mk).
+        .executableTarget(name: "kiosk-bench", dependencies: ["KioskHarness", "JSONCore", "StationClient"], path: "bench/kiosk"),
 
         // Probes the tests run as child processes.
         // A stand-in service that drives SystemdSupport, for its tests.
@@ -84,17 +129,34 @@ let package = Package(
         .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "TestSupport"]),
         .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "TestSupport"]),
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "CZBar", "TestSupport"]),
-        .target(name: "SystemdTestSupport", dependencies: ["TestSupport"], path: "Tests/SystemdTestSupport"),
+        .target(name: "SystemdTestSupport", dependencies: ["POSIXSupport", "TestSupport"], path: "Tests/SystemdTestSupport"),
         .testTarget(name: "SystemdSupportTests", dependencies: ["POSIXSupport", "SystemdSupport", "SystemdTestSupport", "TestSupport", "notify-probe"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         .testTarget(name: "StationWireTests", dependencies: ["StationWire"]),
         .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),
         .testTarget(name: "HandheldScannerTests", dependencies: ["HandheldScanner", "ScannerDevices", "TestSupport"]),
+        .testTarget(
+            name: "StationCoreTests",
+            dependencies: ["StationCore", "JSONCore", "ScanJournal", "StationWire", "VerdictSocket", "TestSupport"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "ScanJournalTests", dependencies: ["JSONCore", "ScanJournal", "TestSupport"]),
-        .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "JSONCore", "ScanJournal", "StationWire", "TestSupport"]),
+        .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "JSONCore", "POSIXSupport", "ScanJournal", "StationWire", "TestSupport"]),
+        .target(name: "BridgeTestSupport", dependencies: ["TestSupport", "SystemdTestSupport"], path: "Tests/BridgeTestSupport"),
+        .testTarget(name: "StationClientTests", dependencies: ["StationClient", "BridgeTestSupport", "sealtrust-scand"]),
+        .testTarget(
+            name: "MQTTBridgeTests",
+            dependencies: ["BridgeTestSupport", "SystemdTestSupport", "ScanJournal", "JSONCore", "sealtrust-scand", "sealtrust-mqtt"]
+        ),
+        .testTarget(
+            name: "KioskTests",
+            dependencies: [
+                "KioskBridge", "KioskHarness", "TestSupport", "SystemdTestSupport", "JSONCore", "StationClient", "sealtrust-kiosk", "sealtrust-scand",
+            ]
+        ),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["ScanPipeline", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "HandheldScanner", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
+            dependencies: ["StationCore", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "HandheldScanner", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
         ),
     ],
     swiftLanguageModes: [.v6]

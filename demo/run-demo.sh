@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole station on one machine, with no network, no reader and no camera: the sandbox API,
-# the virtual NTAG 424 DNA behind a pcscd of the demo's own, a Y4M stream standing in for the webcam, and the
-# daemon. The machine's pcscd is left alone. `sealtrust-scanctl watch` prints every event as it comes.
+# the virtual NTAG 424 DNA behind a pcscd of the demo's own, a Y4M stream standing in for the webcam, the
+# daemon, and the kiosk bridge (its page is printed; a screenshot of the last verdict is saved at the end).
+# The machine's pcscd is left alone. `sealtrust-scanctl watch` prints every event as it comes.
 # Everything started here is stopped on exit. Run through `make demo`, which installs the packages and builds first.
 set -euo pipefail
 
@@ -14,7 +15,7 @@ pids=()
 pcscd_pid=""
 
 cleanup() {
-    exec 7>&- 2>/dev/null || true
+    exec 7>&- 8>&- 2>/dev/null || true
     # Last started, first stopped: the watcher goes before the daemon it watches.
     for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
         kill "${pids[i]}" 2>/dev/null || true
@@ -72,6 +73,20 @@ pids+=($!)
 wait_for 20 test -S "$work/scand.sock"
 scanctl() { "$bin/sealtrust-scanctl" --socket "$work/scand.sock" "$@"; }
 
+say "sealtrust-kiosk: the station's page, a bridge on the verdict socket"
+"$bin/sealtrust-kiosk" --socket "$work/scand.sock" --listen 127.0.0.1:0 >"$work/kiosk.out" 2>"$work/kiosk.log" &
+pids+=($!)
+wait_for 10 grep -q LISTENING "$work/kiosk.out"
+page="$(awk '/LISTENING/ {print $2; exit}' "$work/kiosk.out")"
+echo "the kiosk page: $page   (metrics: ${page}metrics, health: ${page}healthz)"
+shot="$root/.build/demo/kiosk-last-verdict.png"
+rm -f "$shot"
+mkfifo "$work/shot.in"
+/usr/bin/python3 demo/kiosk-screenshot.py "$page" "$shot" <"$work/shot.in" >"$work/shot.out" &
+pids+=($!)
+exec 8>"$work/shot.in"
+wait_for 40 grep -q ready "$work/shot.out"   # headless Chromium has the page open and follows the events
+
 say "sealtrust-scanctl watch (every event from here on)"
 "$bin/sealtrust-scanctl" --socket "$work/scand.sock" watch &
 pids+=($!)
@@ -110,4 +125,10 @@ sleep 1
 
 say "Status"
 scanctl status
+
+say "The kiosk page now (headless Chromium)"
+echo shot >&8
+exec 8>&-
+wait_for 20 test -s "$shot"
+echo "screenshot of the last verdict: $shot"
 say "Done: stopping everything the demo started"

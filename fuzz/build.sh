@@ -6,10 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swiftc=${SWIFTC:-swiftc}
-out=.build/fuzz
+out=${FUZZ_OUT:-.build/fuzz}
 mkdir -p "$out/modules" "$out/bin"
 common=(-O -sanitize=fuzzer,address -swift-version 6 -package-name sealtrust_scand
-    -I "$out/modules" -I Sources/CZBar -Xcc -fmodule-map-file="$out/modules/CPCSCLite.modulemap")
+    -I "$out/modules" -I Sources/CZBar -I Sources/CCurl -Xcc -I -Xcc Sources/CPCSCLite/include
+    -Xcc -fmodule-map-file="$out/modules/CPCSCLite.modulemap")
 
 # The C target's module map, as SwiftPM makes it, and its one C file.
 if [[ ! -f $out/modules/CPCSCLite.o || Sources/CPCSCLite/pci.c -nt $out/modules/CPCSCLite.o ]]; then
@@ -23,6 +24,7 @@ build_module() {
     local name=$1 newest=$2 object=$out/modules/$1.o
     case $name in
         CZBar) return ;;       # a system library: its module map is in Sources/CZBar
+        CCurl) return ;;       # a system library: its module map is in Sources/CCurl
         CPCSCLite) return ;;   # built above
     esac
     if [[ -f $object && -z $(find "Sources/$name" ${newest:+"$newest"} -newer "$object" -print -quit) ]]; then
@@ -31,6 +33,7 @@ build_module() {
     echo "fuzz: compiling $name"
     "$swiftc" "${common[@]}" -enable-testing -parse-as-library -wmo -c -module-name "$name" \
         -emit-module -emit-module-path "$out/modules/$name.swiftmodule" "Sources/$name"/*.swift -o "$object"
+    touch "$object"   # the compiler keeps an unchanged object's old time
 }
 
 for target in "$@"; do
@@ -42,6 +45,7 @@ for target in "$@"; do
         build_module "$module" "$newest"
         case $module in
             CZBar) libraries+=(-lzbar) ;;
+            CCurl) libraries+=(-lcurl) ;;
             CPCSCLite) objects+=("$out/modules/CPCSCLite.o"); libraries+=(-lpcsclite) ;;
             *) objects+=("$out/modules/$module.o"); newest=$out/modules/$module.o ;;
         esac

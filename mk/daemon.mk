@@ -9,6 +9,7 @@ DAEMON_FLOOR_READER := .build/bench/pcsc_read
 demo: deps
 	$(SWIFT) build --product sealtrust-scand
 	$(SWIFT) build --product sealtrust-scanctl
+	$(SWIFT) build --product sealtrust-kiosk
 	./demo/run-demo.sh
 
 bench-daemon: deps

@@ -1,5 +1,8 @@
 # QR: `make bench-qr` compares this module's decoder with libzbar's default and zxing-cpp
-# on the same generated frames, one core (taskset -c 0). A benchmark, not a test.
+# on the same generated frames (the bench frames' cost, the realistic set per category, the
+# robustness set), then plays 1280x720 streams at 30 fps through the decoder (CPU share, frames
+# from a code's appearance to its scan); one core (taskset -c 0). A benchmark, not a test.
+# The fixtures take about 1 GB under $(QR_BENCH_DIR) and two minutes to generate.
 QR_BENCH_DIR ?= .build/qr-bench
 QR_BENCH_REPEAT ?= 20
 
@@ -18,6 +21,7 @@ bench-qr: deps $(QR_BENCH_DIR)/zbar_loop $(QR_BENCH_DIR)/zxing_loop
 	rm -rf $(QR_BENCH_DIR)/fixtures
 	/usr/bin/python3 tools/qrfixtures/qrfixtures.py $(QR_BENCH_DIR)/fixtures bench
 	/usr/bin/python3 tools/qrfixtures/qrfixtures.py $(QR_BENCH_DIR)/fixtures robustness
+	/usr/bin/python3 tools/qrfixtures/realistic.py $(QR_BENCH_DIR)/fixtures all
 	/usr/bin/python3 bench/qr/report.py $(QR_BENCH_DIR)/fixtures $(QR_BENCH_REPEAT) \
 		ours=$$($(SWIFT) build -c release --show-bin-path)/qr-bench \
 		ours-still="$$($(SWIFT) build -c release --show-bin-path)/qr-bench --still" \

@@ -5,17 +5,27 @@ CONFIGURATION ?= release
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc
-# systemd and systemd-sysusers read /usr/local/lib as well as /usr/lib; udev, kmod and polkit read /etc.
+DOCDIR ?= $(PREFIX)/share/doc/sealtrust-scand
+# systemd and systemd-sysusers read /usr/local/lib as well as /usr/lib; udev, kmod and polkit read /usr/lib
+# (/usr/share for polkit) and /etc, not /usr/local. With PREFIX=/usr, Debian's places: the vendor's files
+# under /usr, and /etc for the operator's configuration only.
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+ifeq ($(PREFIX),/usr)
+UDEVRULESDIR ?= /usr/lib/udev/rules.d
+MODPROBEDIR ?= /usr/lib/modprobe.d
+MODULESLOADDIR ?= /usr/lib/modules-load.d
+POLKITRULESDIR ?= /usr/share/polkit-1/rules.d
+else
 UDEVRULESDIR ?= /etc/udev/rules.d
 MODPROBEDIR ?= /etc/modprobe.d
 MODULESLOADDIR ?= /etc/modules-load.d
 POLKITRULESDIR ?= /etc/polkit-1/rules.d
+endif
 # Where the built binaries are; given explicitly, nothing is built.
 PRODUCTS_DIR ?= $(shell $(SWIFT) build -c $(CONFIGURATION) --show-bin-path)
 
-SYSTEM_INSTALL_ENV = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" MANDIR="$(MANDIR)" \
+SYSTEM_INSTALL_ENV = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" MANDIR="$(MANDIR)" DOCDIR="$(DOCDIR)" \
 	SYSCONFDIR="$(SYSCONFDIR)" UNITDIR="$(UNITDIR)" SYSUSERSDIR="$(SYSUSERSDIR)" UDEVRULESDIR="$(UDEVRULESDIR)" \
 	MODPROBEDIR="$(MODPROBEDIR)" MODULESLOADDIR="$(MODULESLOADDIR)" POLKITRULESDIR="$(POLKITRULESDIR)"
 
@@ -28,6 +38,7 @@ install: install-binaries
 install-binaries:
 	$(SWIFT) build -c $(CONFIGURATION) --product sealtrust-scand
 	$(SWIFT) build -c $(CONFIGURATION) --product sealtrust-scanctl
+	$(SWIFT) build -c $(CONFIGURATION) --product sealtrust-kiosk
 
 install-files:
 	$(SYSTEM_INSTALL_ENV) PRODUCTS_DIR="$(PRODUCTS_DIR)" ./packaging/install.sh install
@@ -39,6 +50,7 @@ uninstall:
 check-units:
 	$(SWIFT) build --product sealtrust-scand
 	$(SWIFT) build --product sealtrust-scanctl
+	$(SWIFT) build --product sealtrust-kiosk
 	@stage=$$(mktemp -d) && \
 	$(MAKE) --no-print-directory install-files DESTDIR=$$stage PRODUCTS_DIR="$$($(SWIFT) build --show-bin-path)" >/dev/null && \
 	{ $(SYSTEM_INSTALL_ENV) DESTDIR=$$stage ./packaging/check-units.sh; status=$$?; rm -rf $$stage; exit $$status; }

@@ -2,10 +2,13 @@
 # Installs or uninstalls sealtrust-scand on a station; called by `make install` / `make uninstall` (mk/system.mk),
 # which pass every directory in the environment. A manifest records each installed file with its checksum, so
 # uninstall removes exactly what install put there and keeps what the operator changed since (configuration, token).
+# `stage` fills a Debian package's tree instead (debian/rules): no manifest, no token (the postinst makes it), and
+# the udev rules and the sysusers file are left to dh_installudev and dh_installsysusers.
 set -eu
 cd "$(dirname "$0")/.."
 
 : "${DESTDIR=}" "${PREFIX:=/usr/local}" "${BINDIR:=$PREFIX/bin}" "${MANDIR:=$PREFIX/share/man}" "${SYSCONFDIR:=/etc}"
+: "${DOCDIR:=$PREFIX/share/doc/sealtrust-scand}"
 : "${UNITDIR:=$PREFIX/lib/systemd/system}" "${SYSUSERSDIR:=$PREFIX/lib/sysusers.d}" "${UDEVRULESDIR:=/etc/udev/rules.d}"
 : "${MODPROBEDIR:=/etc/modprobe.d}" "${MODULESLOADDIR:=/etc/modules-load.d}" "${POLKITRULESDIR:=/etc/polkit-1/rules.d}"
 CONFDIR="$SYSCONFDIR/sealtrust-scand"
@@ -21,9 +24,11 @@ put() {
     say "installed $3"
 }
 
+# install_files [stage]: a station's install, or with `stage` a package's tree.
 install_files() {
+    stage=${1:-}
     : "${PRODUCTS_DIR:?PRODUCTS_DIR must name the directory of the built binaries}"
-    for binary in sealtrust-scand sealtrust-scanctl; do
+    for binary in sealtrust-scand sealtrust-scanctl sealtrust-kiosk; do
         [ -x "$PRODUCTS_DIR/$binary" ] || { say "install: $PRODUCTS_DIR/$binary is missing: build it first (make install builds it)" >&2; exit 1; }
     done
     new_manifest=$(mktemp)
@@ -31,23 +36,38 @@ install_files() {
 
     put 0755 "$PRODUCTS_DIR/sealtrust-scand" "$BINDIR/sealtrust-scand"
     put 0755 "$PRODUCTS_DIR/sealtrust-scanctl" "$BINDIR/sealtrust-scanctl"
+    put 0755 "$PRODUCTS_DIR/sealtrust-kiosk" "$BINDIR/sealtrust-kiosk"
     # The units name /usr/local/bin and /etc: point them at where this install puts the binary and the configuration.
     config_option=""
     [ "$CONFDIR" = /etc/sealtrust-scand ] || config_option=" --config $CONFDIR/scand.conf"
-    for unit in sealtrust-scand.service sealtrust-scand.socket; do
+    for unit in sealtrust-scand.service sealtrust-scand.socket sealtrust-kiosk.service; do
         sed -e "s|^ExecStart=/usr/local/bin/sealtrust-scand\$|ExecStart=$BINDIR/sealtrust-scand$config_option|" \
+            -e "s|^ExecStart=/usr/local/bin/sealtrust-kiosk\$|ExecStart=$BINDIR/sealtrust-kiosk|" \
             -e "s|^LoadCredential=sealtrust-token:/etc/sealtrust-scand/|LoadCredential=sealtrust-token:$CONFDIR/|" \
             "systemd/$unit" > "$new_manifest.unit"
         put 0644 "$new_manifest.unit" "$UNITDIR/$unit"
     done
-    put 0644 packaging/sysusers.d/sealtrust-scand.conf "$SYSUSERSDIR/sealtrust-scand.conf"
-    put 0644 udev/70-sealtrust-scand.rules "$UDEVRULESDIR/70-sealtrust-scand.rules"
     put 0644 packaging/modprobe.d/sealtrust-scand-blacklist.conf "$MODPROBEDIR/sealtrust-scand-blacklist.conf"
     put 0644 packaging/modules-load.d/sealtrust-scand.conf "$MODULESLOADDIR/sealtrust-scand.conf"
+    for page in man/*.[1-8]; do
+        section=${page##*.}
+        put 0644 "$page" "$MANDIR/man$section/${page#man/}"
+    done
+    put 0644 packaging/scand.conf.example "$DOCDIR/scand.conf.example"
+    put 0644 README.md "$DOCDIR/README.md"
+    if [ "$stage" = stage ]; then
+        # A conffile: dpkg keeps the operator's changes on upgrade and removes it on purge.
+        put 0644 packaging/scand.conf.example "$CONFDIR/scand.conf"
+        return
+    fi
+    put 0644 packaging/sysusers.d/sealtrust-scand.conf "$SYSUSERSDIR/sealtrust-scand.conf"
+    put 0644 packaging/sysusers.d/sealtrust-kiosk.conf "$SYSUSERSDIR/sealtrust-kiosk.conf"
+    put 0644 udev/70-sealtrust-scand.rules "$UDEVRULESDIR/70-sealtrust-scand.rules"
+    # Only a pcscd built with polkit asks it (pcscd --version lists "polkit"); Debian 12's is built without.
     put 0644 packaging/polkit/50-sealtrust-scand.rules "$POLKITRULESDIR/50-sealtrust-scand.rules"
-    put 0644 man/sealtrust-scand.8 "$MANDIR/man8/sealtrust-scand.8"
-    put 0644 man/sealtrust-scanctl.1 "$MANDIR/man1/sealtrust-scanctl.1"
-    put 0644 packaging/scand.conf.example "$PREFIX/share/sealtrust-scand/scand.conf.example"
+    for example in chromium-kiosk.service cage-kiosk.service prometheus-scrape.yml; do
+        put 0644 "packaging/kiosk/$example" "$DOCDIR/kiosk/$example"
+    done
     # The operator's own configuration and token are never overwritten.
     if [ -e "$DESTDIR$CONFDIR/scand.conf" ]; then
         say "kept $CONFDIR/scand.conf"
@@ -70,7 +90,8 @@ install_files() {
     install -D -m 0644 "$new_manifest" "$DESTDIR$MANIFEST"
 
     if [ -z "$DESTDIR" ]; then
-        systemd-sysusers "$SYSUSERSDIR/sealtrust-scand.conf" || say "systemd-sysusers failed: create the user with it before starting"
+        systemd-sysusers "$SYSUSERSDIR/sealtrust-scand.conf" "$SYSUSERSDIR/sealtrust-kiosk.conf" \
+            || say "systemd-sysusers failed: create the users with it before starting"
         if [ -d /run/systemd/system ]; then
             systemctl daemon-reload
             udevadm control --reload || true
@@ -92,7 +113,7 @@ uninstall_files() {
         fi
     done < "$DESTDIR$MANIFEST"
     rm -f "$DESTDIR$MANIFEST"
-    for directory in "$PREFIX/share/sealtrust-scand" "$CONFDIR"; do
+    for directory in "$PREFIX/share/sealtrust-scand" "$DOCDIR/kiosk" "$DOCDIR" "$CONFDIR"; do
         rmdir "$DESTDIR$directory" 2>/dev/null || true
     done
     if [ -z "$DESTDIR" ] && [ -d /run/systemd/system ]; then
@@ -102,6 +123,7 @@ uninstall_files() {
 
 case "${1:-}" in
     install) install_files ;;
+    stage) install_files stage ;;
     uninstall) uninstall_files ;;
-    *) say "usage: $0 install|uninstall" >&2; exit 2 ;;
+    *) say "usage: $0 install|stage|uninstall" >&2; exit 2 ;;
 esac

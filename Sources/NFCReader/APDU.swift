@@ -27,6 +27,8 @@ struct ResponseAPDU: Equatable {
 
     static let success: UInt16 = 0x9000
     static let fileNotFound: UInt16 = 0x6A82
+    /// ISO 7816-4's warning "end of file reached before Le bytes": the data that came is the file's end.
+    static let endOfFile: UInt16 = 0x6282
 
     init(_ raw: [UInt8]) throws(TruncatedResponse) {
         guard raw.count >= 2 else { throw TruncatedResponse(length: raw.count) }

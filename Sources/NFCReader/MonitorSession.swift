@@ -1,9 +1,8 @@
 import CPCSCLite
-import Dispatch
 import POSIXSupport
 import Synchronization
 
-/// The thread behind one `NFCMonitor.events()` stream: it owns a PC/SC context, waits on every
+/// The thread behind one running `NFCMonitor`: it owns a PC/SC context, waits on every
 /// matching reader plus the plug-and-play pseudo-reader, hands each presentation to that reader's
 /// worker, and rebuilds everything when pcscd goes away and comes back.
 final class MonitorSession: Sendable {
@@ -15,16 +14,12 @@ final class MonitorSession: Sendable {
     private let readerFilter: String?
     private let emit: @Sendable (NFCEvent) -> Void
     private let control = Mutex(Control())
-    private let wakeFromBackoff = DispatchSemaphore(value: 0)
-    private let exited = DispatchSemaphore(value: 0)
+    private let wakeFromBackoff = ThreadSignal()
+    private let exited = ThreadSignal()
 
     init(readerFilter: String?, emit: @escaping @Sendable (NFCEvent) -> Void) {
         self.readerFilter = readerFilter
         self.emit = emit
-    }
-
-    func start() {
-        OSThread.start(name: "nfc-monitor") { [self] in run() }
     }
 
     /// Ends the session promptly; the monitor thread releases its context on its way out.
@@ -39,13 +34,14 @@ final class MonitorSession: Sendable {
         OSThread.start(name: "nfc-cancel") { [self] in
             repeat {
                 control.withLock { $0.canceller }?.cancel()
-            } while exited.wait(timeout: .now() + .milliseconds(20)) == .timedOut
+            } while !exited.wait(timeout: .milliseconds(20))
         }
     }
 
     private var stopping: Bool { control.withLock { $0.stopping } }
 
-    private func run() {
+    /// The monitor thread's body: returns once the session is stopped.
+    func run() {
         var workers: [String: ReaderWorker] = [:]
         var backoff = Backoff()
         var inOutage = false
@@ -71,7 +67,7 @@ final class MonitorSession: Sendable {
                     inOutage = true
                     emit(.serviceUnavailable(detail: error.description))
                 }
-                _ = wakeFromBackoff.wait(timeout: .now() + backoff.take().dispatchInterval)
+                _ = wakeFromBackoff.wait(timeout: backoff.take())
             }
         }
     }

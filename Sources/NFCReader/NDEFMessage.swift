@@ -81,13 +81,14 @@ private struct ByteReader {
 
     var atEnd: Bool { offset == bytes.count }
 
-    mutating func byte(_ what: String) throws(TagReadFailure) -> UInt8 {
-        let slice = try take(1, what)
+    /// `what` names the field for the failure only: it is not built for a field that is there.
+    mutating func byte(_ what: @autoclosure () -> String) throws(TagReadFailure) -> UInt8 {
+        let slice = try take(1, what())
         return slice[slice.startIndex]
     }
 
-    mutating func take(_ count: Int, _ what: String) throws(TagReadFailure) -> ArraySlice<UInt8> {
-        guard count <= bytes.count - offset else { throw .malformedNDEF("\(what) runs past the end of the message") }
+    mutating func take(_ count: Int, _ what: @autoclosure () -> String) throws(TagReadFailure) -> ArraySlice<UInt8> {
+        guard count <= bytes.count - offset else { throw .malformedNDEF("\(what()) runs past the end of the message") }
         defer { offset += count }
         return bytes[offset ..< offset + count]
     }

@@ -1,5 +1,4 @@
 import CPCSCLite
-import Dispatch
 import POSIXSupport
 import Synchronization
 
@@ -24,7 +23,7 @@ final class ReaderWorker: Sendable {
     let reader: String
     private let emit: @Sendable (NFCEvent) -> Void
     private let inbox = Mutex(Inbox())
-    private let wake = DispatchSemaphore(value: 0)
+    private let wake = ThreadSignal()
 
     init(reader: String, emit: @escaping @Sendable (NFCEvent) -> Void) {
         self.reader = reader

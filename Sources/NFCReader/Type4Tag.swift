@@ -28,7 +28,7 @@ struct Type4Tag {
                 throw TagReadFailure.malformedNDEF("NDEF message beyond READ BINARY's 32 KiB reach")
             }
             let part = try read(offset: file.count, length: min(chunk, end - file.count))
-            guard !part.isEmpty else { throw TagReadFailure.malformedNDEF("the tag gave no data at offset \(file.count)") }
+            guard !part.isEmpty else { throw TagReadFailure.lengthBeyondFile }
             file += part
         }
         return Array(file[2 ..< end])
@@ -43,9 +43,14 @@ struct Type4Tag {
         }
     }
 
+    /// A file shorter than its capability container says ends a read early with 6282 and the bytes it
+    /// has: those are read as the file's end, so a bad message in them is found by its NLEN, not lost
+    /// to a status word.
     private func read(offset: Int, length: Int) throws -> [UInt8] {
         let response = try ResponseAPDU(transmit(.readBinary(offset: offset, length: length)))
-        guard response.statusWord == ResponseAPDU.success else { throw TagReadFailure.statusWord(response.statusWord) }
-        return Array(response.data.prefix(length))
+        switch response.statusWord {
+        case ResponseAPDU.success, ResponseAPDU.endOfFile: return Array(response.data.prefix(length))
+        default: throw TagReadFailure.statusWord(response.statusWord)
+        }
     }
 }

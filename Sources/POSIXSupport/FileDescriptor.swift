@@ -29,15 +29,4 @@ public enum FileDescriptor {
             written += result
         }
     }
-
-    /// Waits for one descriptor to become readable; false when `timeout` passed first. nil waits without end.
-    public static func waitReadable(_ descriptor: Int32, timeout: Duration?) throws(Errno) -> Bool {
-        var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&request, 1, timeout.map { Int32(clamping: $0.roundedUpMilliseconds) } ?? -1)
-        if ready < 0 {
-            if Glibc.errno == EINTR { return false }
-            throw .current
-        }
-        return ready > 0
-    }
 }

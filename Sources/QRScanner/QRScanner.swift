@@ -1,3 +1,5 @@
+import POSIXSupport
+
 /// Reads QR codes from a camera or a YUV4MPEG2 stream, one scan per appearance.
 public struct QRScanner: Sendable {
     public let source: QRSourceSpec
@@ -9,17 +11,32 @@ public struct QRScanner: Sendable {
         self.rescanAfter = rescanAfter
     }
 
-    /// Starts reading on threads of its own. The stream ends when the consumer stops
-    /// iterating, or when the source ends for good (a regular file played once, stdin closed).
+    /// Reads on threads of its own, handing each event to `emit` on the decoder thread, until cancelled or until the
+    /// source ends for good (a regular file played once, stdin closed).
+    public func run(emit: @escaping @Sendable (QREvent) -> Void) async {
+        let session = makeSession(emit: emit)
+        session.startReading()
+        await OSThread.run(name: "qr-decoder", stop: session.stop) { session.decodeUntilEnd() }
+    }
+
+    /// The same events as a stream, which ends when the source ends for good; stopping iteration stops the scanner.
     public func events() -> AsyncStream<QREvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: QREvent.self, bufferingPolicy: .unbounded)
+        let bridge = ThreadBridge<QREvent>()
+        let session = makeSession(emit: bridge.send)
+        bridge.onTermination(session.stop)
+        session.startReading()
+        OSThread.start(name: "qr-decoder") {
+            session.decodeUntilEnd()
+            bridge.finish()
+        }
+        return bridge.elements
+    }
+
+    private func makeSession(emit: @escaping @Sendable (QREvent) -> Void) -> ScanSession {
         let frames: any FrameSource = switch source {
         case .camera(let device): CameraSource(device: device)
         case .y4m(let path): Y4MSource(path: path)
         }
-        let session = ScanSession(source: frames, sourceID: source.id, rescanAfter: rescanAfter, continuation: continuation)
-        continuation.onTermination = { _ in session.stop() }
-        session.start()
-        return stream
+        return ScanSession(source: frames, sourceID: source.id, rescanAfter: rescanAfter, emit: emit)
     }
 }

@@ -1,34 +1,35 @@
 import POSIXSupport
 
 /// One running scanner: a reader thread runs the source, a decoder thread turns
-/// frames into events. Both end when the consumer stops listening.
+/// frames into events. Both end when the scanner is stopped or the source ends for good.
 final class ScanSession: Sendable {
     private let source: any FrameSource
     private let sourceID: String
     private let rescanAfter: Duration
     private let mailbox = FrameMailbox()
-    private let continuation: AsyncStream<QREvent>.Continuation
+    private let emit: @Sendable (QREvent) -> Void
 
-    init(source: any FrameSource, sourceID: String, rescanAfter: Duration, continuation: AsyncStream<QREvent>.Continuation) {
+    init(source: any FrameSource, sourceID: String, rescanAfter: Duration, emit: @escaping @Sendable (QREvent) -> Void) {
         self.source = source
         self.sourceID = sourceID
         self.rescanAfter = rescanAfter
-        self.continuation = continuation
+        self.emit = emit
     }
 
-    func start() {
+    /// Starts the reader thread; the caller runs `decodeUntilEnd` on the decoder thread.
+    func startReading() {
         OSThread.start(name: "qr-reader") { [source, mailbox] in
             source.run(into: mailbox)
             mailbox.finish()
         }
-        OSThread.start(name: "qr-decoder") { [self] in decodeUntilEnd() }
     }
 
     func stop() {
         mailbox.stop()
     }
 
-    private func decodeUntilEnd() {
+    /// Decodes until the source ends for good or the session stops.
+    func decodeUntilEnd() {
         // An unchanged frame shows what the last decoded one showed: still in view, not decoded again.
         var decoder = QRFrameDecoder(skippingUnchangedFrames: true)
         var tracker = AppearanceTracker(rescanAfter: rescanAfter)
@@ -36,7 +37,6 @@ final class ScanSession: Sendable {
         while let item = mailbox.take() {
             switch item {
             case .end:
-                continuation.finish()
                 return
             case .event(let event):
                 if case .sourceReady(let id, _) = event {
@@ -44,11 +44,11 @@ final class ScanSession: Sendable {
                     tracker.reset()
                     decoder = QRFrameDecoder(skippingUnchangedFrames: true)
                 }
-                continuation.yield(event)
+                emit(event)
             case .frame(let frame):
                 let payloads = frame.luma.withUnsafeBufferPointer { decoder.decode(luma: $0, width: frame.width, height: frame.height) }
                 for payload in tracker.newAppearances(in: payloads, at: frame.time) {
-                    continuation.yield(Self.event(for: payload, from: currentID))
+                    emit(Self.event(for: payload, from: currentID))
                 }
             }
         }

@@ -1,8 +1,10 @@
 import Glibc
 import POSIXSupport
 
-/// Frames from a YUV4MPEG2 stream: a regular file (played once, every frame decoded),
-/// a FIFO (live; opened again a second after each writer leaves) or stdin (live; ends for good).
+/// Frames from a YUV4MPEG2 stream: a regular file (played once), a FIFO (opened again a
+/// second after each writer leaves) or stdin (ends for good). Whatever the kind, every frame
+/// is decoded and the stream is read at the pace the decoder takes: a writer faster than real
+/// time is slowed by the pipe, never skipped, so a FIFO gives the scans the same file gives.
 struct Y4MSource: FrameSource {
     let path: String
     var id: String { "y4m:\(path)" }
@@ -17,9 +19,7 @@ struct Y4MSource: FrameSource {
 
     func run(into sink: some FrameSink) {
         if path == "-" {
-            var status = stat()
-            let recorded = fstat(STDIN_FILENO, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
-            play(descriptor: STDIN_FILENO, live: !recorded, into: sink)
+            play(descriptor: STDIN_FILENO, into: sink)
             return
         }
         var reportedAbsent = false
@@ -49,7 +49,7 @@ struct Y4MSource: FrameSource {
                 continue
             }
             lastOpenFailure = nil
-            play(descriptor: descriptor, live: kind != .regularFile, into: sink)
+            play(descriptor: descriptor, into: sink)
             close(descriptor)
             if kind == .regularFile { return }
             Self.sleep(Self.reopenDelay, unless: sink)
@@ -57,7 +57,7 @@ struct Y4MSource: FrameSource {
     }
 
     /// Reads one stream from its header to its end; `sourceRemoved` follows every `sourceReady`.
-    private func play(descriptor: Int32, live: Bool, into sink: some FrameSink) {
+    private func play(descriptor: Int32, into sink: some FrameSink) {
         var reader = DescriptorReader(descriptor: descriptor, shouldStop: { sink.isStopped })
         do {
             let header: Y4MHeader
@@ -81,7 +81,7 @@ struct Y4MSource: FrameSource {
                 }
             }
             sink.report(.sourceReady(id: id, detail: header.summary))
-            let removal = try playFrames(of: header, from: &reader, live: live, into: sink)
+            let removal = try playFrames(of: header, from: &reader, into: sink)
             sink.report(.sourceRemoved(id: id, detail: removal))
         } catch {
             // A stop ends the stream silently; a failed read is reported.
@@ -92,7 +92,7 @@ struct Y4MSource: FrameSource {
     }
 
     /// Returns why the stream ended, for `sourceRemoved`; problems are reported as they are met.
-    private func playFrames(of header: Y4MHeader, from reader: inout DescriptorReader, live: Bool, into sink: some FrameSink) throws -> String {
+    private func playFrames(of header: Y4MHeader, from reader: inout DescriptorReader, into sink: some FrameSink) throws -> String {
         // Neither plane is zeroed first: a frame costs memory as its bytes arrive, not as its header says.
         var chroma = [UInt8](unsafeUninitializedCapacity: header.chromaBytes ?? 0) { _, count in count = header.chromaBytes ?? 0 }
         var number = 0
@@ -122,7 +122,8 @@ struct Y4MSource: FrameSource {
                 return "stream broken after \(number) frames"
             }
             let frame = Frame(width: header.width, height: header.height, luma: luma, time: header.time(ofFrame: number))
-            guard sink.deliver(frame, live: live) else { throw DescriptorReader.Failure.stopped }
+            // Never live: the frame waits for the decoder, and the reader with it (only a camera drops frames).
+            guard sink.deliver(frame, live: false) else { throw DescriptorReader.Failure.stopped }
             number += 1
         }
     }

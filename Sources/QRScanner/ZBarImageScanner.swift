@@ -60,4 +60,10 @@ struct PixelRegion: Sendable, Equatable {
     func overlaps(_ other: PixelRegion) -> Bool {
         x < other.x + other.width && other.x < x + width && y < other.y + other.height && other.y < y + height
     }
+
+    /// The same region on an image `factor` times larger, kept within its `width` x `height`.
+    func scaled(by factor: Int, within imageWidth: Int, _ imageHeight: Int) -> PixelRegion {
+        let left = min(x * factor, imageWidth), top = min(y * factor, imageHeight)
+        return PixelRegion(x: left, y: top, width: min(width * factor, imageWidth - left), height: min(height * factor, imageHeight - top))
+    }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Everything that depends on the wire contract (sealtrust-api.md): paths,
 /// methods, limits, who carries a token, request fields and answer fields.
@@ -117,6 +117,8 @@ enum APIContract {
     static let retryAfterHeader = "Retry-After"
     /// What a 429 without `Retry-After` means.
     static let defaultRetryAfterSeconds = 60
+    /// The longest a 429 is obeyed: an absurd `Retry-After` must not refuse every scan until a restart.
+    static let longestRetryAfterSeconds = 3_600
 
     // MARK: Answers
 

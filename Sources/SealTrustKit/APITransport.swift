@@ -1,87 +1,33 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
-/// Sends one contract request: token, local limits, headers, the one retry a
-/// read may get, and the mapping of every outcome to a `SealTrustError`.
+/// Sends one contract request: token, local limits, headers, the one retry a read may get, and the mapping
+/// of every outcome to a `SealTrustError`. The bytes go out on the pool's connections, written once by
+/// `HTTPExchange`: no HTTP library stands between a chip URL and the wire to send it again.
 final class APITransport: Sendable {
     private let configuration: SealTrustConfiguration
-    private let createdReadSession = Mutex<URLSession?>(nil)
-    private let spareSession = Mutex<URLSession?>(nil)
+    private let endpoint: APIEndpoint
+    private let pool: ConnectionPool
     private let limiter: RateLimiter
+    private let timeout: Duration
+    private let lastFailureRecord = Mutex<APIFailureRecord?>(nil)
 
     /// Long enough for a restarting relay, short enough that a person waiting does not notice.
     private static let readRetryBackoff: Duration = .milliseconds(300)
 
     init(configuration: SealTrustConfiguration) {
         self.configuration = configuration
+        endpoint = APIEndpoint(baseURL: configuration.baseURL)
+        timeout = .milliseconds(Int64((configuration.timeout * 1000).rounded()))
         limiter = RateLimiter(window: .milliseconds(Int64((configuration.rateLimitWindow * 1000).rounded())))
+        pool = ConnectionPool(
+            settings: ConnectionSettings(endpoint: endpoint, proxy: configuration.proxy?.absoluteString, caFile: configuration.caFile),
+            keepAlive: .milliseconds(Int64((configuration.keepAlive * 1000).rounded())),
+            openTimeout: timeout)
     }
 
-    deinit {
-        createdReadSession.withLock { $0 }?.finishTasksAndInvalidate()
-        spareSession.withLock { $0 }?.invalidateAndCancel()
-    }
-
-    /// Reads share kept-alive connections. Made at the first read, not before: until then libcurl and its TLS
-    /// library stay out of an idle daemon's memory, and a client that never calls never loads them.
-    private var readSession: URLSession {
-        createdReadSession.withLock { created in
-            if let created { return created }
-            let session = makeSession()
-            created = session
-            return session
-        }
-    }
-
-    /// A session no request has used yet. Making one costs about 0.3 ms, so the next is made once a call is
-    /// over rather than while a chip scan waits for its verdict.
-    private func unusedSession() -> URLSession {
-        spareSession.withLock { spare in
-            defer { spare = nil }
-            return spare
-        } ?? makeSession()
-    }
-
-    private func prepareSpareSession() {
-        Task.detached(priority: .utility) { [self] in
-            let session = makeSession()
-            let unneeded = spareSession.withLock { spare -> URLSession? in
-                if spare == nil {
-                    spare = session
-                    return nil
-                }
-                return session
-            }
-            unneeded?.invalidateAndCancel()
-        }
-    }
-
-    /// A call that is never retried gets a session of its own, used once: libcurl sends a request again on its
-    /// own when a connection it kept dies under it, and for a chip URL that second send reads as a replay.
-    /// A `Connection: close` header is not enough: libcurl still keeps the connection unless the server says so.
-    private func makeSession() -> URLSession {
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.timeoutIntervalForRequest = Self.effectiveTimeout(configuration.timeout)
-        sessionConfiguration.timeoutIntervalForResource = Self.effectiveTimeout(configuration.timeout)
-        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        sessionConfiguration.urlCache = nil
-        sessionConfiguration.httpCookieStorage = nil
-        sessionConfiguration.httpShouldSetCookies = false
-        return URLSession(configuration: sessionConfiguration, delegate: RedirectRefusal(), delegateQueue: nil)
-    }
-
-    /// FoundationNetworking arms its timer with the timeout truncated to whole
-    /// seconds, so a sub-second timeout would fire at once: round up instead.
-    private static func effectiveTimeout(_ timeout: TimeInterval) -> TimeInterval {
-        #if canImport(FoundationNetworking)
-        max(1, timeout.rounded(.up))
-        #else
-        timeout
-        #endif
-    }
+    /// The last transport, decoding or server (5xx) error of a call, with its time.
+    var lastFailure: APIFailureRecord? { lastFailureRecord.withLock { $0 } }
 
     /// The base address with `pathAndQuery` appended to its path.
     func url(_ pathAndQuery: String) -> URL {
@@ -96,37 +42,49 @@ final class APITransport: Sendable {
 
     /// The answer's JSON on 2xx; throws a `SealTrustError` for everything else.
     func send(_ request: APIContract.Request) async throws -> JSONValue {
-        var urlRequest = URLRequest(url: url(request.pathAndQuery), timeoutInterval: Self.effectiveTimeout(configuration.timeout))
-        urlRequest.httpMethod = request.method
-        urlRequest.setValue(APIContract.acceptHeader.value, forHTTPHeaderField: APIContract.acceptHeader.name)
-        urlRequest.setValue(configuration.clientIdentifier, forHTTPHeaderField: APIContract.clientHeader)
-        if !request.isRetriable {
-            urlRequest.setValue("close", forHTTPHeaderField: "Connection")
-        }
-        if let body = request.body {
-            urlRequest.httpBody = Data(body.utf8)
-            urlRequest.setValue(APIContract.contentTypeHeader.value, forHTTPHeaderField: APIContract.contentTypeHeader.name)
+        var headers: [(name: String, value: String)] = [
+            ("Host", endpoint.hostHeader),
+            APIContract.acceptHeader,
+            (APIContract.clientHeader, configuration.clientIdentifier),
+        ]
+        if request.body != nil {
+            headers.append(APIContract.contentTypeHeader)
         }
         if request.authorization != .never {
             let token = configuration.accessTokenProvider().flatMap { $0.isEmpty ? nil : $0 }
             if let token {
-                urlRequest.setValue(APIContract.bearer(token), forHTTPHeaderField: APIContract.authorizationHeader)
+                headers.append((APIContract.authorizationHeader, APIContract.bearer(token)))
             } else if request.authorization == .required {
                 throw SealTrustError.notAuthenticated
             }
         }
+        let bytes = HTTPRequest(method: request.method, target: endpoint.pathPrefix + request.pathAndQuery, headers: headers,
+                                body: Array((request.body ?? "").utf8)).bytes
 
         try await limiter.admit(request.bucket)
-        do {
-            return try await exchange(urlRequest, bucket: request.bucket, once: !request.isRetriable)
-        } catch let failure as SealTrustError where request.isRetriable && Self.isWorthRetrying(failure) {
+        do throws(SealTrustError) {
+            return try await sendWithRetry(bytes, request: request)
+        } catch {
+            if Self.isStationProblem(error) {
+                lastFailureRecord.withLock { $0 = APIFailureRecord(at: Date(), error: error) }
+            }
+            throw error
+        }
+    }
+
+    /// A read gets one more try, after a short back-off, when the first failed in a way that may pass.
+    private func sendWithRetry(_ bytes: [UInt8], request: APIContract.Request) async throws(SealTrustError) -> JSONValue {
+        do throws(SealTrustError) {
+            return try await exchange(bytes, bucket: request.bucket, onlyOnce: !request.isRetriable)
+        } catch {
+            guard request.isRetriable && Self.isWorthRetrying(error) else { throw error }
             do {
                 try await Task.sleep(for: Self.readRetryBackoff)
-                try await limiter.admit(request.bucket)
             } catch {
-                throw failure
+                throw SealTrustError.from(error)
             }
-            return try await exchange(urlRequest, bucket: request.bucket, once: false)
+            try await limiter.admit(request.bucket)
+            return try await exchange(bytes, bucket: request.bucket, onlyOnce: false)
         }
     }
 
@@ -138,43 +96,53 @@ final class APITransport: Sendable {
         }
     }
 
-    private func exchange(_ urlRequest: URLRequest, bucket: APIContract.Bucket, once: Bool) async throws -> JSONValue {
-        let data: Data
-        let response: URLResponse
-        do {
-            if once {
-                let session = unusedSession()
-                defer {
-                    session.finishTasksAndInvalidate()
-                    prepareSpareSession()
-                }
-                (data, response) = try await session.data(for: urlRequest)
-            } else {
-                (data, response) = try await readSession.data(for: urlRequest)
+    /// What an operator should hear about: the network, the answers' shape, the server's own errors.
+    private static func isStationProblem(_ failure: SealTrustError) -> Bool {
+        switch failure {
+        case .transport, .decoding: true
+        case .api(let status, _, _, _): status >= 500
+        default: false
+        }
+    }
+
+    /// One request on one connection: a fresh one when it must go `onlyOnce`, never written twice.
+    private func exchange(_ request: [UInt8], bucket: APIContract.Bucket, onlyOnce: Bool) async throws(SealTrustError) -> JSONValue {
+        let deadline = ContinuousClock.now + timeout
+        let (pool, timeout) = (pool, timeout)
+        let result = await BlockingThread.run { () -> Result<HTTPResponse, SealTrustError> in
+            let connection: CurlConnection
+            do throws(TransportFailure) {
+                connection = try pool.connection(fresh: onlyOnce, deadline: deadline)
+            } catch {
+                return .failure(.transport(error))
             }
-        } catch let failure as URLError {
-            throw SealTrustError.transport(Self.describe(failure))
-        } catch is CancellationError {
-            throw SealTrustError.transport("cancelled")
-        } catch {
-            throw SealTrustError.transport(String(describing: error))
+            do throws(SealTrustError) {
+                let response = try HTTPExchange.perform(request, on: connection, deadline: deadline, timeout: timeout)
+                if response.keepsConnection {
+                    pool.keep(connection)
+                }
+                return .success(response)
+            } catch {
+                return .failure(error)
+            }
         }
-        guard let http = response as? HTTPURLResponse else {
-            throw SealTrustError.transport("the answer is not HTTP")
-        }
-        let body = try? JSONValue.parse(utf8: data)
-        switch http.statusCode {
+        return try await answer(result.get(), bucket: bucket)
+    }
+
+    private func answer(_ response: HTTPResponse, bucket: APIContract.Bucket) async throws(SealTrustError) -> JSONValue {
+        let body = try? JSONValue.parse(utf8: response.body)
+        switch response.status {
         case 200...299:
             guard let body else {
-                throw SealTrustError.decoding("the answer's body is not JSON (HTTP \(http.statusCode), \(data.count) bytes)")
+                throw .decoding("the answer's body is not JSON (HTTP \(response.status), \(response.body.count) bytes)")
             }
             return body
         case 429:
-            let seconds = Self.retryAfterSeconds(http) ?? APIContract.defaultRetryAfterSeconds
+            let seconds = Self.retryAfterSeconds(response) ?? APIContract.defaultRetryAfterSeconds
             await limiter.block(bucket, seconds: seconds)
             throw Self.apiError(status: 429, body: body, retryAfterSeconds: seconds)
         default:
-            throw Self.apiError(status: http.statusCode, body: body, retryAfterSeconds: nil)
+            throw Self.apiError(status: response.status, body: body, retryAfterSeconds: nil)
         }
     }
 
@@ -184,33 +152,17 @@ final class APITransport: Sendable {
         return .api(status: status, detail: detail, code: code, retryAfterSeconds: retryAfterSeconds)
     }
 
-    /// `Retry-After` as delay seconds or as an HTTP date; nil when absent or unreadable.
-    private static func retryAfterSeconds(_ response: HTTPURLResponse) -> Int? {
-        guard let value = response.value(forHTTPHeaderField: APIContract.retryAfterHeader)?
-            .trimmingCharacters(in: .whitespaces)
-        else { return nil }
+    /// `Retry-After` as delay seconds (at most a day) or as an HTTP date; nil when absent or unreadable.
+    private static func retryAfterSeconds(_ response: HTTPResponse) -> Int? {
+        guard let value = response.header(APIContract.retryAfterHeader) else { return nil }
         if let seconds = Int(value), seconds >= 0 {
-            return seconds
+            return min(seconds, maximumRetryAfterSeconds)
         }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: value) else { return nil }
-        return max(0, Int(date.timeIntervalSinceNow.rounded(.up)))
+        guard let date = HTTPDate.secondsSince1970(value) else { return nil }
+        let wait = (Double(date) - Date().timeIntervalSince1970).rounded(.up)
+        return Int(min(max(0, wait), Double(maximumRetryAfterSeconds)))
     }
 
-    private static func describe(_ failure: URLError) -> String {
-        switch failure.code {
-        case .timedOut: "timed out"
-        case .cannotConnectToHost: "could not connect (connection refused)"
-        case .cannotFindHost, .dnsLookupFailed: "host not found"
-        case .notConnectedToInternet: "no network"
-        case .networkConnectionLost: "connection lost"
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
-            "TLS failure"
-        default: "URL error \(failure.code.rawValue)"
-        }
-    }
+    /// A number from outside has a range: a server asking for more than a day is taken as asking for a day.
+    private static let maximumRetryAfterSeconds = 86_400
 }

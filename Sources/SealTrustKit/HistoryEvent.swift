@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One event of an item's history (ownership movement, authentication scan, ...).
 public struct HistoryEvent: Sendable, Hashable {

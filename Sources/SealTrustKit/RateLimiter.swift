@@ -26,9 +26,9 @@ actor RateLimiter {
         sent[bucket] = times
     }
 
-    /// After a 429: nothing to `bucket` for `seconds`.
+    /// After a 429: nothing to `bucket` for `seconds`, an hour at most.
     func block(_ bucket: APIContract.Bucket, seconds: Int) {
-        blockedUntil[bucket] = ContinuousClock.now + .seconds(seconds)
+        blockedUntil[bucket] = ContinuousClock.now + .seconds(min(seconds, APIContract.longestRetryAfterSeconds))
     }
 
     private static func wholeSeconds(_ duration: Duration) -> Int {

@@ -43,7 +43,7 @@ public struct ScanOutcome: Sendable, Hashable {
 
     /// The contract's table; an error that is not a `SealTrustError` (a cancellation) is a transport failure.
     public static func from(_ error: any Error) -> ScanOutcome {
-        let failure = error as? SealTrustError ?? .transport(String(describing: error))
+        let failure = SealTrustError.from(error)
         return ScanOutcome(verdict: verdict(for: failure), verification: nil, error: failure)
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A typed client of the SealTrust API (sealtrust-api.md). Every call is a
 /// network call; none is retried once it may have changed something on the server.
@@ -10,6 +10,9 @@ public final class SealTrustClient: Sendable {
         self.configuration = configuration
         transport = APITransport(configuration: configuration)
     }
+
+    /// The last call that failed on the network, on its answer's shape or on a server error, with its time.
+    public var lastFailure: APIFailureRecord? { transport.lastFailure }
 
     /// Sends `proof.url` exactly as scanned; coordinates only when both are given.
     /// Never retried: a second presentation of the same URL is a replay.

@@ -1,7 +1,7 @@
-import Foundation
+import FoundationEssentials
 
-/// How a `SealTrustClient` reaches the API: the seed's four values, plus the
-/// brand hosts `verifyScan(url:)` accepts and the rate-limit window.
+/// How a `SealTrustClient` reaches the API: the seed's four values, the brand hosts `verifyScan(url:)`
+/// accepts, the rate-limit window, and the station's network (proxy, private CA, keep-alive).
 public struct SealTrustConfiguration: Sendable {
     /// Scheme, host and an optional path prefix (a relay, another environment, the sandbox).
     public var baseURL: URL
@@ -15,6 +15,12 @@ public struct SealTrustConfiguration: Sendable {
     public var rateLimitWindow: TimeInterval
     /// The signed-in user's session token, or nil; asked at each call.
     public var accessTokenProvider: @Sendable () -> String?
+    /// An HTTP proxy (`http://host:port`) reached with `CONNECT`; nil goes direct.
+    public var proxy: URL?
+    /// A PEM file of CA certificates trusted instead of the system's store (a private CA); nil for the system's.
+    public var caFile: String?
+    /// Seconds a connection may idle before it is no longer used: under what servers and load balancers allow.
+    public var keepAlive: TimeInterval
 
     public init(
         baseURL: URL = URL(string: "https://api.sealtrust.io")!,
@@ -22,7 +28,10 @@ public struct SealTrustConfiguration: Sendable {
         clientIdentifier: String = "sealtrust-sdk-linux/0.1.0",
         extraHosts: [String] = [],
         rateLimitWindow: TimeInterval = 60,
-        accessTokenProvider: @escaping @Sendable () -> String? = { nil }
+        accessTokenProvider: @escaping @Sendable () -> String? = { nil },
+        proxy: URL? = nil,
+        caFile: String? = nil,
+        keepAlive: TimeInterval = 20
     ) {
         self.baseURL = baseURL
         self.timeout = timeout
@@ -30,5 +39,8 @@ public struct SealTrustConfiguration: Sendable {
         self.extraHosts = extraHosts
         self.rateLimitWindow = rateLimitWindow
         self.accessTokenProvider = accessTokenProvider
+        self.proxy = proxy
+        self.caFile = caFile
+        self.keepAlive = keepAlive
     }
 }

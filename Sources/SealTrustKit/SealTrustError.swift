@@ -8,8 +8,8 @@ public enum SealTrustError: Error, Sendable, Hashable, CustomStringConvertible {
     case api(status: Int, detail: JSONValue?, code: String?, retryAfterSeconds: Int?)
     /// The answer did not have the expected shape.
     case decoding(String)
-    /// The request never completed: DNS, connection, TLS, timeout.
-    case transport(String)
+    /// The request never completed: DNS, connection, TLS, timeout, proxy, a broken connection.
+    case transport(TransportFailure)
     /// Refused locally, nothing sent: the call would exceed its limit, or a 429's wait is not over.
     case tooManyCalls(retryAfterSeconds: Int)
 
@@ -36,18 +36,41 @@ public enum SealTrustError: Error, Sendable, Hashable, CustomStringConvertible {
         return code
     }
 
-    /// An API error's detail: the string itself, or compact JSON for any other value.
+    /// What failed, in words: an API error's detail (the string itself, or compact JSON for any other value),
+    /// what a decoding error found, or what broke in transport.
     public var detailText: String? {
-        guard case .api(_, let detail?, _, _) = self else { return nil }
-        return detail.stringValue ?? detail.encoded()
+        switch self {
+        case .api(_, let detail?, _, _): detail.stringValue ?? detail.encoded()
+        case .decoding(let why): why
+        case .transport(let failure): failure.detail
+        default: nil
+        }
     }
 
+    /// A transport failure's cause; nil for every other case.
+    public var cause: TransportFailure.Cause? {
+        guard case .transport(let failure) = self else { return nil }
+        return failure.cause
+    }
+
+    /// Anything thrown that is not a `SealTrustError` (a cancelled task) is a call that did not complete.
+    public static func from(_ error: any Error) -> SealTrustError {
+        error as? SealTrustError ?? .transport(TransportFailure(.reset, "the call was interrupted (\(error))"))
+    }
+
+    /// How long the station waits: what a 429 asked for, an hour at most.
     public var retryAfterSeconds: Int? {
         switch self {
-        case .api(_, _, _, let seconds): seconds
+        case .api(_, _, _, let seconds): seconds.map { min($0, APIContract.longestRetryAfterSeconds) }
         case .tooManyCalls(let seconds): seconds
         default: nil
         }
+    }
+
+    /// The wait a 429 asked for when it is more than the station obeys, for the log.
+    public var retryAfterRequested: Int? {
+        guard case .api(_, _, _, let seconds?) = self, seconds > APIContract.longestRetryAfterSeconds else { return nil }
+        return seconds
     }
 
     /// One line for a log: never a token or a nonce, since neither is ever part of an error.
@@ -57,7 +80,7 @@ public enum SealTrustError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notAuthenticated: "not authenticated: no session token"
         case .api(let status, _, _, _): "API error \(status)" + (detailText.map { ": \($0)" } ?? "")
         case .decoding(let why): "decoding: \(why)"
-        case .transport(let why): "transport: \(why)"
+        case .transport(let failure): "transport: \(failure)"
         case .tooManyCalls(let seconds): "too many calls: refused locally, retry in \(seconds) s"
         }
     }

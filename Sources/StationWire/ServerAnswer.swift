@@ -13,11 +13,6 @@ public enum ServerAnswer {
         .object([("type", "ack"), ("id", id)])
     }
 
-    /// After the last event a `replay` sent: the seam between replayed and live events.
-    public static func replayed(id: JSON, count: Int) -> JSON {
-        .object([("type", "ack"), ("id", id), ("replayed", .int(Int64(count)))])
-    }
-
     public static func error(_ code: ErrorCode, _ detail: String, id: JSON) -> JSON {
         .object([("type", "error"), ("id", id), ("code", .string(code.rawValue)), ("detail", .string(detail))])
     }

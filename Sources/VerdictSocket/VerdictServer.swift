@@ -1,19 +1,19 @@
-import Dispatch
-import Foundation
 import Glibc
+import Lifecycle
 import POSIXSupport
 import ScanJournal
 import Synchronization
 
 /// The verdict socket of protocol 1: a non-blocking Unix stream server on a thread of its own.
-public final class VerdictServer: Sendable {
+public final class VerdictServer: EventPublisher, Service {
+    public let name = "verdict server"
     public let configuration: VerdictServerConfiguration
     private let journal: Journal
 
     private struct Running {
         let listenDescriptor: Int32
         let mailbox: ServerMailbox
-        let finished: DispatchSemaphore
+        let finished: ThreadSignal
     }
 
     private let running = Mutex<Running?>(nil)
@@ -43,7 +43,7 @@ public final class VerdictServer: Sendable {
             } else {
                 listenDescriptor = try SocketFile.listen(path: configuration.path)
             }
-            let finished = DispatchSemaphore(value: 0)
+            let finished = ThreadSignal()
             let configuration = configuration
             let journal = journal
             OSThread.start(name: "verdict-socket") {
@@ -80,5 +80,11 @@ public final class VerdictServer: Sendable {
         if configuration.inheritedDescriptor == nil {
             unlink(configuration.path)
         }
+    }
+
+    /// As a service: serves (once `start`ed) until cancelled, then stops.
+    public func run() async {
+        await waitForCancellation()
+        stop()
     }
 }

@@ -1,20 +1,13 @@
-import Dispatch
 import Foundation
+import Lifecycle
 import ScanJournal
-import ScanPipeline
-import Synchronization
+import StationCore
 import SystemdSupport
 import VerdictSocket
 
-// Signals are taken by sigwait on the main thread, never by a handler: they are blocked here, before any thread
-// starts, so every thread inherits the mask and none can take a signal with its default action, which would end the
-// daemon without closing the journal. (libdispatch's signal sources are not used: dispatchMain unblocks every signal
-// on the main thread before its own handler is installed, and a SIGTERM in that gap killed the daemon.)
-var handledSignals = sigset_t()
-sigemptyset(&handledSignals)
-for number in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handledSignals, number) }
-pthread_sigmask(SIG_BLOCK, &handledSignals, nil)
-signal(SIGPIPE, SIG_IGN)
+// Before any thread starts: SIGTERM, SIGINT and SIGHUP are then blocked in every thread, and the service group takes
+// them on a thread of its own (a signal in the gap before that thread runs waits for it instead of ending the daemon).
+SignalWatcher.blockSignals()
 
 // Each subscriber is a descriptor: take the whole hard limit, not the 1,024 soft default.
 var descriptorLimit = rlimit()
@@ -35,7 +28,7 @@ let options: DaemonOptions
 do {
     switch try DaemonCommandLine.parse(arguments: arguments, environment: environment) {
     case .version:
-        print("sealtrust-scand \(ScanPipeline.version)")
+        print("sealtrust-scand \(StationCore.version)")
         exit(0)
     case .help:
         print(DaemonCommandLine.usage)
@@ -66,28 +59,25 @@ serverConfiguration.clientQueueBytes = options.clientQueueBytes
 let server = VerdictServer(configuration: serverConfiguration, journal: journal)
 
 let tokens = TokenStore(path: TokenStore.path(for: options, environment: environment), logger: logger)
-let pipeline = ScanPipeline(options: options, journal: journal, server: server, logger: logger, tokens: tokens) { line in
+let core = StationCore(options: options, journal: journal, publisher: server, logger: logger, tokens: tokens) { line in
     notifier?.send("STATUS=\(line)")
 }
 
 do {
-    try server.start(delegate: pipeline)
+    try server.start(delegate: core)
 } catch {
     failAtStart("cannot listen on \(options.socketPath): \(error)", status: 1)
 }
-notifier?.send("READY=1")
-notifier?.send("STATUS=\(pipeline.statusLine)")
 logger.notice("listening on \(serverConfiguration.inheritedDescriptor == nil ? options.socketPath : "the socket systemd passed"), journal \(options.journalPath), last seq \(journal.lastSeq)")
-pipeline.startSources()
 
 /// Reads the configuration again (SIGHUP): what can change live changes, the rest is named.
-func reload() {
+@Sendable func reload() {
     do {
         guard case .run(let fresh) = try DaemonCommandLine.parse(arguments: arguments, environment: environment) else { return }
         logger.level = fresh.logLevel
         tokens.use(path: TokenStore.path(for: fresh, environment: environment))
         tokens.reload()
-        let needsRestart = pipeline.reconfigure(fresh)
+        let needsRestart = core.reconfigure(fresh)
         logger.notice("configuration reloaded")
         if !needsRestart.isEmpty {
             logger.warning("a restart is needed to apply: \(needsRestart.joined(separator: ", "))")
@@ -97,41 +87,20 @@ func reload() {
     }
 }
 
-let stopping = Atomic<Bool>(false)
-
-func stop(after signalName: String) {
-    guard stopping.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
-    logger.notice("\(signalName): stopping; verifications in flight finish first")
-    notifier?.send("STOPPING=1")
-    Task {
-        await pipeline.stop(timeout: .seconds(options.apiTimeout + 1))
-        server.stop()
-        journal.close()
-        logger.notice("stopped")
-        exit(0)
-    }
-}
-
-/// WATCHDOG=1 goes out from the task pool that runs the scans, so a daemon whose pool is wedged stops feeding it.
-let watchdog: DispatchSourceTimer? = notifier.flatMap { notifier in
-    notifier.watchdogInterval.map { interval in
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "sealtrust-scand.watchdog"))
-        let nanoseconds = interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
-        timer.schedule(deadline: .now(), repeating: .nanoseconds(Int(nanoseconds)))
-        timer.setEventHandler { @Sendable in Task { notifier.send("WATCHDOG=1") } }
-        timer.resume()
-        return timer
-    }
-}
-
-withExtendedLifetime(watchdog) {
-    while true {
-        var number: Int32 = 0
-        guard sigwait(&handledSignals, &number) == 0 else { continue }
-        switch number {
-        case SIGHUP: reload()
-        case SIGINT: stop(after: "SIGINT")
-        default: stop(after: "SIGTERM")
-        }
-    }
-}
+// Started in this order, stopped in the reverse one: the sources first, then the core (the calls in flight finish),
+// then the server (what was published reaches its clients).
+let sources: [any ScanSource] = StationSources.make(for: options)
+let services: [any Service] = [server, core] + sources.map(core.service(for:)) + [Watchdog(notifier: notifier)].compactMap { $0 }
+let group = ServiceGroup(
+    services: services, stopDeadline: .seconds(options.apiTimeout + 2), notifier: notifier,
+    hooks: ServiceGroup.Hooks(
+        started: { notifier?.send("STATUS=\(core.statusLine)") },
+        reload: reload,
+        stopping: { signal in logger.notice("\(signal): stopping; verifications in flight finish first") },
+        serviceEnded: { name, error in
+            if let error { logger.error("\(name) failed: \(error)") } else { logger.info("\(name) ended") }
+        }))
+group.runBlockingMainThread()
+journal.close()
+logger.notice("stopped")
+exit(0)

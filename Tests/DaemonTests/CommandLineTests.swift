@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Bad flags and configuration files stop the daemon at start with one line naming the problem, and exit 2.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct CommandLineTests {
     func run(_ arguments: [String]) throws -> (status: Int32?, stdout: String, stderr: String) {
         let process = try SupervisedProcess(executable: builtProduct("sealtrust-scand"), arguments: arguments)
@@ -32,6 +32,9 @@ struct CommandLineTests {
         #expect(badValue.stderr.split(separator: "\n").count == 1 && badValue.stderr.contains("--lang") && badValue.stderr.contains("en or fr"))
         let missing = try run(["--socket"])
         #expect(missing.status == 2 && missing.stderr.contains("--socket needs a value"))
+        let huge = try run(["--rescan-after", "1e16"])
+        #expect(huge.status == 2)
+        #expect(huge.stderr == "sealtrust-scand: --rescan-after: bad value '1e16' for 'rescan-after': expected seconds from 0 to 3600\n")
         let lonely = try run(["--latitude", "45.76", "--socket", "/tmp/x.sock"])
         #expect(lonely.status == 2 && lonely.stderr.contains("latitude and longitude go together"))
     }

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// kill -9 in the middle of a burst: what any client received is in the journal, in order, once.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct CrashTests {
     @Test func everyEventAClientReceivedSurvivesKillNine() async throws {
         let api = try SandboxAPI.start(window: 1)

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// Concurrency of scans, stopping with a verification in flight, reloading on SIGHUP, journald's prefixes.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct LifecycleTests {
     @Test func aSlowAnswerDoesNotHoldUpTheNextScan() async throws {
         let api = try SandboxAPI.start()

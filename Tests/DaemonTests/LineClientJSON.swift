@@ -25,6 +25,18 @@ extension LineClient {
         var seen: [JSON] = []
         return try next(timeout: timeout, seen: &seen, where: matches)
     }
+
+    /// Reads messages until `done` holds for all of them so far, or until the deadline; returns them in order.
+    /// For events whose order the protocol leaves open: none is passed over while waiting for another.
+    func collect(timeout: Duration = .seconds(15), until done: ([JSON]) -> Bool) throws -> [JSON] {
+        var seen: [JSON] = []
+        let deadline = ContinuousClock.now + timeout
+        while !done(seen), ContinuousClock.now < deadline {
+            guard let message = try readJSON(timeout: deadline - ContinuousClock.now) else { break }
+            seen.append(message)
+        }
+        return seen
+    }
 }
 
 extension JSON {

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// Taps of the virtual NTAG 424 DNA through a real pcscd of the test process's own, to subscribers and the sandbox API.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct NFCTests {
     static let reader = "Virtual PCD 00 01"
 

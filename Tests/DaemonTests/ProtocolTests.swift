@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// Misbehaving clients get their answers alone; a stalled one is dropped; connections leave nothing behind.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct ProtocolTests {
     @Test func badLinesAreAnsweredToTheirSenderOnly() throws {
         let daemon = try ScanDaemon(api: nil).waitUntilListening()

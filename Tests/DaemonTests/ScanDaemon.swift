@@ -5,12 +5,6 @@ import ScanJournal
 import SystemdTestSupport
 import TestSupport
 
-func makeScratchDirectory() throws -> String {
-    var template = Array("/tmp/scand-test-XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp: \(String(cString: strerror(errno)))") }
-    return String(cString: made)
-}
-
 /// The built `sealtrust-scand`, run as a service would run it, with its socket and journal in a scratch folder.
 final class ScanDaemon {
     let directory: String

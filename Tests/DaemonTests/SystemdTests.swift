@@ -4,7 +4,7 @@ import SystemdTestSupport
 import Testing
 
 /// The daemon against systemd's protocols: notify (path and abstract), watchdog, socket activation, SIGTERM.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct SystemdTests {
     @Test(arguments: [NotifyListener.Form.path, .abstract])
     func readyStatusWatchdogAndStopping(form: NotifyListener.Form) throws {

@@ -27,6 +27,7 @@ struct BadTag: Sendable, CustomTestStringConvertible {
         BadTag(mode: "text-record", failure: .noURIRecord),
         BadTag(mode: "length-beyond-file", failure: .lengthBeyondFile),
         BadTag(mode: "garbage", failure: nil),
+        BadTag(mode: "short-file", failure: .malformedNDEF("record 1's payload runs past the end of the message")),
         BadTag(mode: "invalid-utf8", failure: .malformedNDEF("URI record is not valid UTF-8")),
         BadTag(mode: "sw-6982", failure: .statusWord(0x6982)),
         BadTag(mode: "sw-6a82", failure: .statusWord(0x6A82)),
@@ -35,7 +36,7 @@ struct BadTag: Sendable, CustomTestStringConvertible {
 }
 
 /// The monitor against a real pcscd of the test process's own, vpcd's two virtual readers and the virtual NTAG 424 DNA.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct NFCMonitorTests {
     static let reader0 = "Virtual PCD 00 00"
     static let reader1 = "Virtual PCD 00 01"

@@ -38,6 +38,19 @@ enum Fixtures {
         }
     }()
 
+    /// A sample of the realistic set (tools/qrfixtures/realistic.py), five frames a category from
+    /// mild to severe: each image with the payload it shows and its category.
+    static let realisticSample: [(image: URL, expected: [UInt8], category: String)] = {
+        let sample = directory.appendingPathComponent("sample")
+        run("/usr/bin/python3", [packageRoot.appendingPathComponent("tools/qrfixtures/realistic.py").path, sample.path, "realistic", "5"])
+        let folder = sample.appendingPathComponent("realistic")
+        let manifest = (try? String(contentsOf: folder.appendingPathComponent("manifest.tsv"), encoding: .utf8)) ?? ""
+        return manifest.split(separator: "\n").map { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            return (folder.appendingPathComponent(fields[0]), bytes(hex: fields[1]), fields[2])
+        }
+    }()
+
     static func bytes(hex: String) -> [UInt8] {
         var bytes: [UInt8] = []
         var index = hex.startIndex

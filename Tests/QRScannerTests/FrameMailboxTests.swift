@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-@Suite("Latency stays bounded: stale live frames are dropped, recorded ones are not")
+@Suite("Latency stays bounded: stale live frames are dropped, recorded ones are not", .timeLimit(.minutes(1)))
 struct FrameMailboxTests {
     private func frame(_ number: Int) -> Frame {
         Frame(width: 1, height: 1, luma: [UInt8(number)], time: .seconds(number))

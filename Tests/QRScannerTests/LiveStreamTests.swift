@@ -3,7 +3,7 @@ import Glibc
 import QRScanner
 import Testing
 
-@Suite("QR codes read from live Y4M streams (FIFO, stdin)")
+@Suite("QR codes read from live Y4M streams (FIFO, stdin)", .timeLimit(.minutes(1)))
 struct LiveStreamTests {
     @Test func aFIFOGivesTheFilesScansAndIsOpenedAgainForItsNextWriter() async throws {
         let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("qr-fifo-\(UUID().uuidString)").path
@@ -25,6 +25,24 @@ struct LiveStreamTests {
         #expect(events.readyDetails == ["320x240 Y4M 10 fps C420jpeg", "320x240 Y4M 10 fps C420jpeg"])
         #expect(events.removals == ["end of stream after 73 frames", "end of stream after 1 frames"])
         #expect(events.errors.isEmpty)
+    }
+
+    @Test func aFIFOWrittenFlatOutGivesTheFilesScans() async throws {
+        let file = Fixtures.stream("brief-appearances")
+        let fromFile = await collectEvents(QRScanner(source: .y4m(path: file)))
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("qr-fifo-\(UUID().uuidString)").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        // No pacing at all: the writer is as fast as the pipe lets it be.
+        let writer = try Fixtures.play(file, into: fifo, framesPerSecond: 0)
+        let fromFIFO = await collectEvents(QRScanner(source: .y4m(path: fifo))) { events in
+            if case .sourceRemoved = events.last { true } else { false }
+        }
+        writer.waitUntilExit()
+        let expected = Fixtures.streamManifest["brief-appearances"]?.payloads ?? []
+        #expect(fromFile.codes == expected)
+        #expect(fromFIFO.codes == fromFile.codes)
+        #expect(fromFIFO.removals == ["end of stream after 33 frames"])
     }
 
     @Test func stdinIsReadThenEndsForGood() async throws {

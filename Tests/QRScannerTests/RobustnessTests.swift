@@ -5,30 +5,6 @@ import Testing
 
 @Suite("The decoder on the robustness set")
 struct RobustnessTests {
-    /// libzbar as a program that links it would use it: its default configuration.
-    private func zbarDefaultDecodes(_ image: GreyImage) -> [[UInt8]] {
-        let scanner = zbar_image_scanner_create()
-        defer { zbar_image_scanner_destroy(scanner) }
-        let zbarImage = zbar_image_create()
-        defer { zbar_image_destroy(zbarImage) }
-        zbar_image_set_format(zbarImage, UInt(0x3030_3859))
-        zbar_image_set_size(zbarImage, UInt32(image.width), UInt32(image.height))
-        return image.pixels.withUnsafeBufferPointer { pixels in
-            zbar_image_set_data(zbarImage, pixels.baseAddress, UInt(pixels.count), nil)
-            zbar_scan_image(scanner, zbarImage)
-            var payloads: [[UInt8]] = []
-            var symbol = zbar_image_first_symbol(zbarImage)
-            while let current = symbol {
-                let length = Int(zbar_symbol_get_data_length(current))
-                if zbar_symbol_get_type(current) == ZBAR_QRCODE, let data = zbar_symbol_get_data(current) {
-                    payloads.append(Array(UnsafeRawBufferPointer(start: data, count: length)))
-                }
-                symbol = zbar_symbol_next(current)
-            }
-            return payloads
-        }
-    }
-
     @Test func noWrongPayloadEveryCleanCodeAndNoFewerThanZbarsDefault() throws {
         let set = Fixtures.robustness
         #expect(set.count == 72)

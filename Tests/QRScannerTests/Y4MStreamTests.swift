@@ -2,7 +2,7 @@ import Foundation
 import QRScanner
 import Testing
 
-@Suite("QR codes read from YUV4MPEG2 files")
+@Suite("QR codes read from YUV4MPEG2 files", .timeLimit(.minutes(1)))
 struct Y4MStreamTests {
     @Test func aCodeHeldInViewScansOnceAndAgainOnlyAfterLeavingForTheRescanTime() async {
         let path = Fixtures.stream("appearances")

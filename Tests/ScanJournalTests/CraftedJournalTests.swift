@@ -2,6 +2,7 @@ import Foundation
 import ScanJournal
 import Synchronization
 import Testing
+import TestSupport
 
 /// Journals made to break the daemon, as an attacker with write access to the directory (or a bad
 /// disk) would leave them: each is reported and set aside or passed over, never a crash or a reused seq.
@@ -37,7 +38,7 @@ struct CraftedJournalTests {
     }
 
     @Test func aReplayFromALongLinesSeqGetsEveryEventAfterIt() throws {
-        let directory = TemporaryDirectory()
+        let directory = try ScratchDirectory("scanjournal-test")
         let journal = try Journal(path: directory.path + "/journal")
         let long = try journal.append(type: "scan", fields: [("raw", .string(String(repeating: "x", count: 3_000)))])
         let after = try (0..<5).map { _ in try journal.append(type: "verdict", fields: []).seq }
@@ -48,7 +49,7 @@ struct CraftedJournalTests {
     }
 
     @Test func aLastSeqBeyondWhatJSONHoldsExactlyIsSetAsideAndNoSeqIsReused() throws {
-        let directory = TemporaryDirectory()
+        let directory = try ScratchDirectory("scanjournal-test")
         let path = directory.path + "/journal"
         try write(line(seq: 1) + line(seq: 9_223_372_036_854_775_807), to: path + "/00000000000000000001.jsonl")
         let journal = try Journal(path: path)
@@ -59,7 +60,7 @@ struct CraftedJournalTests {
     }
 
     @Test func aSegmentNamedBeyondAnySeqIsSetAside() throws {
-        let directory = TemporaryDirectory()
+        let directory = try ScratchDirectory("scanjournal-test")
         let path = directory.path + "/journal"
         try write(line(seq: 1) + line(seq: 2) + line(seq: 3), to: path + "/00000000000000000001.jsonl")
         try write("", to: path + "/18446744073709551615.jsonl")
@@ -71,7 +72,7 @@ struct CraftedJournalTests {
     }
 
     @Test func aLastSeqBelowItsSegmentsNameIsSetAsideAndSeqsGoOnFromTheName() throws {
-        let directory = TemporaryDirectory()
+        let directory = try ScratchDirectory("scanjournal-test")
         let path = directory.path + "/journal"
         try write(line(seq: 1) + line(seq: 2), to: path + "/00000000000000000001.jsonl")
         try write(line(seq: 100) + line(seq: 5), to: path + "/00000000000000000100.jsonl")
@@ -82,7 +83,7 @@ struct CraftedJournalTests {
     }
 
     @Test func aFarOffSeqOrGarbageMidSegmentIsReportedWithItsPlaceAndTheRestIsReplayed() throws {
-        let directory = TemporaryDirectory()
+        let directory = try ScratchDirectory("scanjournal-test")
         let path = directory.path + "/journal"
         let segment = path + "/00000000000000000001.jsonl"
         let farOff = line(seq: 9_000_000)

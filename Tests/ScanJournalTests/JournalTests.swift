@@ -5,9 +5,9 @@ import ScanJournal
 import TestSupport
 import Testing
 
-@Suite struct JournalTests {
+@Suite(.timeLimit(.minutes(1))) struct JournalTests {
     @Test func eventsStartAtOneCarryTypeSeqAtFirstAndReadBack() throws {
-        let directory = TemporaryDirectory()
+        let directory = try ScratchDirectory("scanjournal-test")
         let journal = try Journal(path: directory.path + "/journal")
         #expect(journal.lastSeq == 0)
         let first = try journal.append(type: "source", fields: [("id", "nfc"), ("state", "absent")])
@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func seqKeepsGrowingAcrossRestarts() throws {
-        let directory = TemporaryDirectory()
+        let directory = try ScratchDirectory("scanjournal-test")
         let path = directory.path + "/journal"
         do {
             let journal = try Journal(path: path, segmentBytes: 1_024)
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func aTornLastRecordIsCutAwayAndReported() throws {
-        let directory = TemporaryDirectory()
+        let directory = try ScratchDirectory("scanjournal-test")
         let path = directory.path + "/journal"
         do {
             let journal = try Journal(path: path)
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func aWholeButUnparsableLastLineAndTrailingZerosAreCutAway() throws {
-        let directory = TemporaryDirectory()
+        let directory = try ScratchDirectory("scanjournal-test")
         let path = directory.path + "/journal"
         do {
             let journal = try Journal(path: path)
@@ -85,7 +85,7 @@ import Testing
     }
 
     @Test func retentionBySizeDropsWholeOldestSegments() throws {
-        let directory = TemporaryDirectory()
+        let directory = try ScratchDirectory("scanjournal-test")
         let path = directory.path + "/journal"
         let journal = try Journal(path: path, maxBytes: 8_192, segmentBytes: 2_048)
         let payload = String(repeating: "p", count: 100)
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func retentionByAgeDropsSegmentsWhoseNewestEventIsTooOld() throws {
-        let directory = TemporaryDirectory()
+        let directory = try ScratchDirectory("scanjournal-test")
         let path = directory.path + "/journal"
         do {
             let journal = try Journal(path: path, segmentBytes: 512)
@@ -126,7 +126,7 @@ import Testing
     }
 
     @Test func aCursorFollowsAppendsAcrossSegments() throws {
-        let directory = TemporaryDirectory()
+        let directory = try ScratchDirectory("scanjournal-test")
         let journal = try Journal(path: directory.path + "/journal", segmentBytes: 300)
         for _ in 0..<5 { _ = try journal.append(type: "scan", fields: [("raw", "0123456789")]) }
         var cursor = try journal.cursor(after: 2)
@@ -143,7 +143,7 @@ import Testing
     }
 
     @Test func concurrentAppendsGetDistinctContiguousSeqs() async throws {
-        let directory = TemporaryDirectory()
+        let directory = try ScratchDirectory("scanjournal-test")
         let journal = try Journal(path: directory.path + "/journal", segmentBytes: 4_096)
         let seqs = try await withThrowingTaskGroup(of: [UInt64].self) { group in
             for writer in 0..<4 {
@@ -158,7 +158,7 @@ import Testing
     }
 
     @Test func aWriterKilledMidBurstLosesNoAcknowledgedEvent() throws {
-        let directory = TemporaryDirectory()
+        let directory = try ScratchDirectory("scanjournal-test")
         let path = directory.path + "/journal"
         let writer = Process()
         writer.executableURL = URL(fileURLWithPath: builtProduct("journal-writer"))

@@ -3,7 +3,7 @@ import SealTrustKit
 import TestSupport
 import Testing
 
-@Suite("Authorization: on auth claim calls, on passport reads when a token exists, nowhere else")
+@Suite("Authorization: on auth claim calls, on passport reads when a token exists, nowhere else", .timeLimit(.minutes(1)))
 struct AuthorizationTests {
     /// Runs every call once and returns, per path, the Authorization header the sandbox saw.
     private static func authorizationPerCall(token: String?) async throws -> [String: String?] {

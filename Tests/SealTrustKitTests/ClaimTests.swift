@@ -3,7 +3,7 @@ import SealTrustKit
 import TestSupport
 import Testing
 
-@Suite("Claims: tickets from a chip and from a serial, completion, state")
+@Suite("Claims: tickets from a chip and from a serial, completion, state", .timeLimit(.minutes(1)))
 struct ClaimTests {
     @Test func chipClaimFromTicketToConsumed() async throws {
         try await withSandbox { sandbox in

@@ -3,7 +3,7 @@ import SealTrustKit
 import TestSupport
 import Testing
 
-@Suite("Limits and retries: local refusal, Retry-After, one retry for reads only")
+@Suite("Limits and retries: local refusal, Retry-After, one retry for reads only", .timeLimit(.minutes(1)))
 struct LimitsAndRetriesTests {
     @Test func callOverTheBucketLimitIsRefusedLocallyUntilTheWindowSlides() async throws {
         try await withSandbox(window: 2) { sandbox in
@@ -82,6 +82,21 @@ struct LimitsAndRetriesTests {
             try await sandbox.fault(path: "/history/", status: 429, body: "{}", count: 1, headers: ["Retry-After": "soon"])
             let unreadable = await sealTrustError { try await makeClient(sandbox).history(identifier: Catalogue.chronograph) }
             #expect(unreadable?.retryAfterSeconds == 60)
+        }
+    }
+
+    @Test(arguments: ["1000000000000", "Fri, 31 Dec 9999 23:59:59 GMT"])
+    func anAbsurdRetryAfterIsObeyedForOneHourAtMostAndSaysWhatWasAsked(retryAfter: String) async throws {
+        try await withSandbox { sandbox in
+            try await sandbox.fault(path: "/scans/verify", status: 429, body: "{}", count: 1, headers: ["Retry-After": retryAfter])
+            let client = makeClient(sandbox)
+            let first = await outcome(client, url: try await sandbox.tap(chip: "spare-a"))
+            #expect(first.verdict == .tooManyCalls && first.retryAfterSeconds == 3_600)
+            #expect((first.error?.retryAfterRequested ?? 0) > 3_600, "the log says what the API asked for")
+            let second = await outcome(client, url: try await sandbox.tap(chip: "spare-a"))
+            #expect(second.verdict == .tooManyCalls)
+            #expect((3_599...3_600).contains(second.retryAfterSeconds ?? 0))
+            #expect(try await sandbox.requests().count == 1)
         }
     }
 

@@ -43,8 +43,8 @@ struct OutcomeAndErrorTests {
         #expect(SealTrustError.tooManyCalls(retryAfterSeconds: 12).kind == nil)
         #expect(SealTrustError.invalidScanAddress.kind == "invalid_scan_address")
         #expect(SealTrustError.notAuthenticated.kind == "not_authenticated")
-        #expect(SealTrustError.decoding("x").kind == "decoding" && SealTrustError.transport("x").kind == "transport")
-        #expect(SealTrustError.transport("x").httpStatus == nil)
+        #expect(SealTrustError.decoding("x").kind == "decoding" && SealTrustError.transport(TransportFailure(.reset, "x")).kind == "transport")
+        #expect(SealTrustError.transport(TransportFailure(.reset, "x")).httpStatus == nil)
         #expect(String(describing: SealTrustError.api(status: 409, detail: .string("MINT_PENDING: x"), code: "MINT_PENDING",
                                                        retryAfterSeconds: nil)) == "API error 409: MINT_PENDING: x")
         #expect(String(describing: SealTrustError.tooManyCalls(retryAfterSeconds: 3)) == "too many calls: refused locally, retry in 3 s")
@@ -69,7 +69,7 @@ struct OutcomeAndErrorTests {
         (.api(status: 500, detail: nil, code: nil, retryAfterSeconds: nil), .failure),
         (.api(status: 502, detail: nil, code: "TRANSFER_NOT_SENT", retryAfterSeconds: nil), .failure),
         (.decoding("status"), .failure),
-        (.transport("timed out"), .failure),
+        (.transport(TransportFailure(.timeout, "no answer from the API within 2 s")), .failure),
     ] as [(SealTrustError, ScanOutcome.Verdict)])
     func verdictOfAnError(error: SealTrustError, verdict: ScanOutcome.Verdict) {
         let outcome = ScanOutcome.from(error)

@@ -6,7 +6,7 @@ import SealTrustKit
 import TestSupport
 import Testing
 
-@Suite("Passports, proofs, references, certificates and history against the sandbox")
+@Suite("Passports, proofs, references, certificates and history against the sandbox", .timeLimit(.minutes(1)))
 struct ReadCallsTests {
     @Test func publicPassportKeepsExtraFieldsAsJSON() async throws {
         try await withSandbox { sandbox in

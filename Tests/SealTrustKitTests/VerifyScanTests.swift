@@ -3,7 +3,7 @@ import SealTrustKit
 import TestSupport
 import Testing
 
-@Suite("verifyScan over HTTP: the body, the headers, and every row of the verdict table")
+@Suite("verifyScan over HTTP: the body, the headers, and every row of the verdict table", .timeLimit(.minutes(1)))
 struct VerifyScanTests {
     @Test func bodyHoldsTheScannedStringByteForByte() async throws {
         try await withSandbox { sandbox in

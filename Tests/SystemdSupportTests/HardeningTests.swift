@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// MemoryDenyWriteExecute=yes in the service holds only if the Swift runtime never needs writable and executable memory.
-@Suite struct HardeningTests {
+@Suite(.timeLimit(.minutes(1))) struct HardeningTests {
     @Test func swiftRuntimeAndFoundationRunWithWriteExecuteRefused() throws {
         let process = try SupervisedProcess(executable: builtProduct("notify-probe"), arguments: ["--runtime"], memoryDenyWriteExecute: true)
         #expect(process.waitForExit(timeout: .seconds(30)) == 0, "\(process.standardOutput)\(process.standardError)")

@@ -5,7 +5,7 @@ import Testing
 
 /// `make install` into a scratch root: every file lands where the units, rules and configuration point,
 /// and `make uninstall` takes back exactly that.
-@Suite struct InstallTests {
+@Suite(.timeLimit(.minutes(1))) struct InstallTests {
     let root: ScratchDirectory
     let products = URL(fileURLWithPath: builtProduct("sealtrust-scand")).deletingLastPathComponent().path
 
@@ -153,5 +153,24 @@ import Testing
         let check = try runCommand(repositoryRoot().path + "/packaging/check-units.sh", [], environment: ["DESTDIR": stage])
         #expect(check.status != 0)
         #expect(check.output.contains("is above 2.5"))
+    }
+
+    /// With PREFIX=/usr, Debian's places: the vendor's files under /usr (udev, modprobe, modules-load, polkit,
+    /// docs), and in /etc only what the operator owns, the configuration and the token.
+    @Test func prefixUsrPutsEveryFileInDebiansPlaces() throws {
+        let install = try make("install-files", ["PREFIX=/usr"])
+        try #require(install.status == 0, "\(install.output)")
+        let files = Set(FileManager.default.enumerator(atPath: stage)?.compactMap { $0 as? String }
+            .filter { (try? FileManager.default.attributesOfItem(atPath: stage + "/" + $0)[.type] as? FileAttributeType) != .typeDirectory }
+            .map { "/" + $0 } ?? [])
+        #expect(files.filter { $0.hasPrefix("/etc/") } == ["/etc/sealtrust-scand/scand.conf", "/etc/sealtrust-scand/token"])
+        for expected in ["/usr/lib/udev/rules.d/70-sealtrust-scand.rules", "/usr/lib/modprobe.d/sealtrust-scand-blacklist.conf",
+                         "/usr/lib/modules-load.d/sealtrust-scand.conf", "/usr/share/polkit-1/rules.d/50-sealtrust-scand.rules",
+                         "/usr/lib/sysusers.d/sealtrust-scand.conf", "/usr/lib/systemd/system/sealtrust-scand.service",
+                         "/usr/share/doc/sealtrust-scand/scand.conf.example", "/usr/share/doc/sealtrust-scand/README.md",
+                         "/usr/share/man/man5/scand.conf.5", "/usr/share/man/man7/sealtrust-scand-protocol.7"] {
+            #expect(files.contains(expected), "\(expected) is missing from \(files.sorted())")
+        }
+        #expect(files.allSatisfy { $0.hasPrefix("/usr/") || $0.hasPrefix("/etc/sealtrust-scand/") }, "\(files.sorted())")
     }
 }

@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// The messages a service manager receives from the probe, which uses SystemdSupport as the daemon does.
-@Suite struct NotifyProtocolTests {
+@Suite(.timeLimit(.minutes(1))) struct NotifyProtocolTests {
     let probe = builtProduct("notify-probe")
 
     @Test(arguments: [NotifyListener.Form.path, .abstract])

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// A listening socket handed over as fd 3, as the socket unit does, reaches the service and its clients.
-@Suite struct SocketActivationTests {
+@Suite(.timeLimit(.minutes(1))) struct SocketActivationTests {
     let probe = builtProduct("notify-probe")
 
     @Test func passedSocketIsTakenAndAClientGetsTheHello() throws {

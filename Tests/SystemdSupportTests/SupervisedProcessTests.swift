@@ -4,7 +4,7 @@ import Testing
 
 /// A service started by the harness sees the variables a test gives it, as a unit's Environment= sets them,
 /// without losing the ones it inherits: the daemon's journald and credentials tests depend on both.
-@Suite struct SupervisedProcessTests {
+@Suite(.timeLimit(.minutes(1))) struct SupervisedProcessTests {
     @Test func givenVariablesReachTheProcessOnTopOfTheInheritedOnes() throws {
         let inheritedPath = try #require(ProcessInfo.processInfo.environment["PATH"])
         let process = try SupervisedProcess(

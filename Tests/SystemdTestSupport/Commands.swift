@@ -24,16 +24,3 @@ public func runCommand(_ executable: String, _ arguments: [String], in directory
     process.waitUntilExit()
     return CommandResult(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self))
 }
-
-/// A directory under /tmp that is removed with this value.
-public final class ScratchDirectory: Sendable {
-    public let path: String
-
-    public init() throws {
-        path = try makeTemporaryDirectory()
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}

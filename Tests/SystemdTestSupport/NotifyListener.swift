@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import Foundation
+import POSIXSupport
+import TestSupport
 
 /// SCM_CREDENTIALS from <bits/socket.h>, which Glibc's module map hides behind _GNU_SOURCE.
 private let scmCredentials: Int32 = 2
@@ -35,24 +37,23 @@ public final class NotifyListener: Sendable {
     public init(form: Form) throws {
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw TestSystemError.last("socket") }
-        var pathBytes: [UInt8]
+        let socketAddress: UnixSocketAddress
         switch form {
         case .path:
-            let directory = try makeTemporaryDirectory()
+            let directory = try makeScratchDirectory("sealtrust-systemd")
             self.directory = directory
             address = directory + "/notify.sock"
-            pathBytes = Array(address.utf8) + [0]
+            socketAddress = try UnixSocketAddress(path: address)
         case .abstract:
             directory = nil
             address = "@sealtrust-test-notify-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-            pathBytes = Array(address.utf8)
-            pathBytes[0] = 0
+            socketAddress = try UnixSocketAddress(abstractName: String(address.dropFirst()))
         }
         var passCredentials: Int32 = 1
         guard setsockopt(descriptor, SOL_SOCKET, SO_PASSCRED, &passCredentials, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
             throw TestSystemError.last("setsockopt SO_PASSCRED")
         }
-        guard withUnixAddress(pathBytes, { bind(descriptor, $0, $1) }) == 0 else {
+        guard socketAddress.withSocketAddress({ bind(descriptor, $0, $1) }) == 0 else {
             throw TestSystemError.last("bind \(address)")
         }
     }

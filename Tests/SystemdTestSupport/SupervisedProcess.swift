@@ -23,7 +23,7 @@ public final class SupervisedProcess: Sendable {
         environment extra: [String: String] = [:],
         memoryDenyWriteExecute: Bool = false
     ) throws {
-        let directory = try makeTemporaryDirectory()
+        let directory = try makeScratchDirectory("sealtrust-systemd")
         var spawned = false
         defer { if !spawned { try? FileManager.default.removeItem(atPath: directory) } }
         var environment = extra.merging(ProcessInfo.processInfo.environment.filter { name, _ in

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import Foundation
+import POSIXSupport
+import TestSupport
 
 /// A system call that failed while a test set up the service manager's side.
 public struct TestSystemError: Error, CustomStringConvertible {
@@ -15,23 +17,6 @@ public struct TestSystemError: Error, CustomStringConvertible {
     public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
 }
 
-/// Calls `body` with a sockaddr_un holding `pathBytes` (terminator included for a path, leading NUL for an abstract name).
-func withUnixAddress<Result>(_ pathBytes: [UInt8], _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: pathBytes) }
-    let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + pathBytes.count)
-    return withUnsafePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
-    }
-}
-
-func makeTemporaryDirectory() throws -> String {
-    var template = Array("/tmp/sealtrust-systemd-XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { throw TestSystemError.last("mkdtemp") }
-    return String(cString: made)
-}
-
 /// A listening Unix stream socket, as a socket unit would create it, to hand to a service as fd 3.
 public final class ListeningSocket: Sendable {
     public let path: String
@@ -39,11 +24,11 @@ public final class ListeningSocket: Sendable {
     private let directory: String
 
     public init() throws {
-        directory = try makeTemporaryDirectory()
+        directory = try makeScratchDirectory("sealtrust-systemd")
         path = directory + "/scand.sock"
         descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw TestSystemError.last("socket") }
-        guard withUnixAddress(Array(path.utf8) + [0], { bind(descriptor, $0, $1) }) == 0 else {
+        guard try UnixSocketAddress(path: path).withSocketAddress({ bind(descriptor, $0, $1) }) == 0 else {
             throw TestSystemError.last("bind \(path)")
         }
         guard listen(descriptor, 16) == 0 else { throw TestSystemError.last("listen") }
@@ -63,22 +48,7 @@ public final class ListeningSocket: Sendable {
 /// Connects to the Unix stream socket at `path` as a client would and returns the first line it is sent,
 /// or nil when none comes in time.
 public func connectAndReadLine(path: String, timeout: Duration) throws -> String? {
-    let client = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard client >= 0 else { throw TestSystemError.last("socket") }
-    defer { close(client) }
-    guard withUnixAddress(Array(path.utf8) + [0], { connect(client, $0, $1) }) == 0 else {
-        throw TestSystemError.last("connect \(path)")
-    }
-    let deadline = ContinuousClock.now + timeout
-    var line: [UInt8] = []
-    var byte: UInt8 = 0
-    while ContinuousClock.now < deadline {
-        var poller = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
-        guard poll(&poller, 1, 100) >= 0 else { throw TestSystemError.last("poll") }
-        guard poller.revents != 0 else { continue }
-        guard read(client, &byte, 1) == 1 else { return nil }
-        if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
-        line.append(byte)
-    }
-    return nil
+    let client = try LineClient(path: path)
+    guard case .line(let line) = client.receive(timeout: timeout) else { return nil }
+    return line
 }

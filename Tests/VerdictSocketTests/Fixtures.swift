@@ -4,6 +4,7 @@ import Glibc
 import JSONCore
 import ScanJournal
 import Synchronization
+import TestSupport
 import VerdictSocket
 
 /// A daemon stand-in: a real journal and a real server, and a `verify` that
@@ -18,9 +19,7 @@ final class FakeDaemon: VerdictServerDelegate {
 
     init(configure: (inout VerdictServerConfiguration) -> Void = { _ in }, journalMaxBytes: Int = 268_435_456, segmentBytes: Int? = nil) throws {
         // Memory-backed when possible: these tests are about the socket, and fsync on disk costs milliseconds an event.
-        let base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
-        var template = Array("\(base)/verdictsocket-test-XXXXXX".utf8CString)
-        directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        directory = try makeScratchDirectory("verdictsocket-test", in: memoryBackedFolder)
         socketPath = directory + "/scand.sock"
         journal = try Journal(path: directory + "/journal", maxBytes: journalMaxBytes, segmentBytes: segmentBytes)
         var configuration = VerdictServerConfiguration(path: socketPath)
@@ -78,54 +77,32 @@ final class FakeDaemon: VerdictServerDelegate {
 
 struct TimedOut: Error {}
 
-/// A plain blocking client socket with timeouts, as any local program would open.
+/// A plain blocking client socket with timeouts, as any local program would open: the harness's line client,
+/// with end of stream as nil and silence as an error, as these tests read the server.
 final class TestClient {
-    let descriptor: Int32
-    private var buffer: [UInt8] = []
+    private let client: LineClient
 
     init(path: String) throws {
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        if withUnixAddress(path, { connect(descriptor, $0, $1) }) != 0 {
-            let code = errno
-            close(descriptor)
-            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
-        }
+        client = try LineClient(path: path)
     }
 
-    deinit {
-        close(descriptor)
-    }
+    var descriptor: Int32 { client.descriptor }
 
     func send(_ text: String) {
         sendBytes(Array(text.utf8))
     }
 
+    /// Sends what it can: a server that closed the connection is what some tests are after.
     func sendBytes(_ bytes: [UInt8]) {
-        var sent = 0
-        while sent < bytes.count {
-            let result = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
-            if result <= 0 { return }
-            sent += result
-        }
+        try? client.sendBytes(bytes)
     }
 
     /// The next line; nil at end of stream; throws when nothing comes in time.
     func readLine(timeout: Double = 5) throws -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[0..<newline], as: UTF8.self)
-                buffer.removeSubrange(0...newline)
-                return line
-            }
-            let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { throw TimedOut() }
-            var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&waiting, 1, Int32(remaining * 1000) + 1) > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            let count = recv(descriptor, &chunk, chunk.count, 0)
-            if count <= 0 { return nil }
-            buffer.append(contentsOf: chunk[0..<count])
+        switch client.receive(timeout: .seconds(timeout)) {
+        case .line(let line): return line
+        case .end: return nil
+        case .timedOut: throw TimedOut()
         }
     }
 
@@ -144,30 +121,13 @@ final class TestClient {
 
     /// Whether the server closed the connection (lines still in flight are skipped).
     func isClosedByServer(within timeout: Double = 5) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while deadline.timeIntervalSinceNow > 0 {
-            do {
-                if try readLine(timeout: deadline.timeIntervalSinceNow) == nil { return true }
-            } catch {
-                return false
-            }
-        }
-        return false
+        client.isDisconnected(within: .seconds(timeout))
     }
 
-    /// True when no line arrives within `quiet` seconds.
+    /// True when no line arrives within `quiet` seconds (an end of stream sends none either).
     func staysSilent(for quiet: Double = 0.3) -> Bool {
-        (try? readLine(timeout: quiet)) == nil && buffer.isEmpty
-    }
-}
-
-/// `path` as a sockaddr_un, for connect(2) and bind(2).
-func withUnixAddress<Result>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-    return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        if case .line = client.receive(timeout: .seconds(quiet)) { return false }
+        return !client.hasPartialLine
     }
 }
 

@@ -5,7 +5,7 @@ import ScanJournal
 import Testing
 import VerdictSocket
 
-@Suite(.serialized) struct ProtocolTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct ProtocolTests {
     @Test func aNewClientIsGreetedAndReceivesEveryEventType() throws {
         let daemon = try FakeDaemon()
         defer { daemon.tearDown() }

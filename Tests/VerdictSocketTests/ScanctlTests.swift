@@ -7,7 +7,7 @@ import Testing
 import VerdictSocket
 
 /// `sealtrust-scanctl`, the built binary, against a real server.
-@Suite(.serialized) struct ScanctlTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct ScanctlTests {
     @Test func statusPrintsReadableLinesAndExitsZero() throws {
         let daemon = try FakeDaemon()
         defer { daemon.tearDown() }

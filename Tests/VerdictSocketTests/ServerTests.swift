@@ -1,12 +1,14 @@
 import Foundation
 import Glibc
 import JSONCore
+import POSIXSupport
 import ScanJournal
 import Synchronization
 import Testing
+import TestSupport
 import VerdictSocket
 
-@Suite(.serialized) struct ServerTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct ServerTests {
     @Test func aClientThatNeverReadsIsDroppedWhileOthersReceiveEverything() throws {
         let daemon = try FakeDaemon(configure: { $0.clientQueueBytes = 1_048_576 })
         defer { daemon.tearDown() }
@@ -291,7 +293,7 @@ import VerdictSocket
 /// A socket bound at `path` by hand: a crashed daemon's leftover, or what systemd passes.
 func boundSocket(at path: String, listening: Bool) throws -> Int32 {
     let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    let bound = withUnixAddress(path) { bind(descriptor, $0, $1) }
+    let bound = try UnixSocketAddress(path: path).withSocketAddress { bind(descriptor, $0, $1) }
     guard bound == 0, !listening || listen(descriptor, 16) == 0 else {
         close(descriptor)
         throw POSIXError(.EADDRINUSE)

@@ -1,8 +1,12 @@
 // The QRScanner decoder in the benchmark's reference-loop format (bench/qr/).
 // usage: qr-bench [--still] REPEAT FRAME.pgm...
+//        qr-bench --live STREAM.y4m...
 // --still: the decoder skips unchanged frames, and each frame is given REPEAT times (a still scene)
 // Times are the thread's CPU time: the machine is shared, and waiting for the core is not decoding.
 // prints, per frame: path, milliseconds per decode (mean of REPEAT), payloads in hex (comma separated)
+// --live: each stream's frames in order through one decoder, as the daemon decodes a camera; prints,
+// per stream: path, frames, share of one core at the stream's frame rate (reading the file included),
+// and each payload in hex with the number of the first frame it was read in (hex@frame, comma separated)
 import Foundation
 import QRScanner
 
@@ -12,7 +16,35 @@ func threadCPUMilliseconds() -> Double {
     return Double(now.tv_sec) * 1e3 + Double(now.tv_nsec) / 1e6
 }
 
+func playLive(_ paths: [String]) {
+    for path in paths {
+        guard var stream = Y4MFile(path: path) else {
+            FileHandle.standardError.write(Data("\(path): not a YUV4MPEG2 file\n".utf8))
+            exit(1)
+        }
+        let decoder = QRFrameDecoder(skippingUnchangedFrames: true)
+        var firstSeen: [(payload: [UInt8], frame: Int)] = []
+        var frames = 0
+        let start = threadCPUMilliseconds()
+        while let luma = stream.nextLuma() {
+            let payloads = luma.withUnsafeBufferPointer { decoder.decode(luma: $0, width: stream.width, height: stream.height) }
+            for payload in payloads where !firstSeen.contains(where: { $0.payload == payload }) {
+                firstSeen.append((payload, frames))
+            }
+            frames += 1
+        }
+        let milliseconds = threadCPUMilliseconds() - start
+        let share = milliseconds / (Double(frames) / stream.framesPerSecond * 1000)
+        let seen = firstSeen.map { $0.payload.map { String(format: "%02x", $0) }.joined() + "@\($0.frame)" }.joined(separator: ",")
+        print("\(path)\t\(frames)\t\(String(format: "%.4f", share))\t\(seen)")
+    }
+}
+
 var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--live" {
+    playLive(Array(arguments.dropFirst()))
+    exit(0)
+}
 let still = arguments.first == "--still"
 if still { arguments.removeFirst() }
 guard arguments.count >= 2, let repeatCount = Int(arguments[0]), repeatCount > 0 else {

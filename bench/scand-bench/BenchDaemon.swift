@@ -10,7 +10,7 @@ final class BenchDaemon {
     private let directory: String
 
     init(executable: String, api: SandboxAPI, nfc: String) throws {
-        directory = try scratchDirectory()
+        directory = try makeScratchDirectory("scand-bench")
         socketPath = directory + "/scand.sock"
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)

@@ -77,12 +77,6 @@ func raiseDescriptorLimit() {
     setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
 }
 
-func scratchDirectory() throws -> String {
-    var template = Array("/tmp/scand-bench-XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { throw BenchFailure("mkdtemp failed") }
-    return String(cString: made)
-}
-
 /// Chip URLs minted ahead, so that the HTTP floor sends fresh taps as the daemon does.
 func mintedURLs(chip: String, counters: Range<Int>) throws -> [String] {
     let script = """

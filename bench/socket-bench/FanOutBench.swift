@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Harness
 import Synchronization
 
 /// 1,000 subscribers and one stalled one on a server in a child process: how long the last
@@ -17,9 +18,10 @@ struct FanOutBench {
             report("the descriptor limit (\(limit)) is too low for \(subscribers) subscribers")
             return 1
         }
-        let base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
-        var template = Array("\(base)/socket-bench-XXXXXX".utf8CString)
-        let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        guard let directory = try? makeScratchDirectory("socket-bench", in: memoryBackedFolder) else {
+            report("no scratch folder in \(memoryBackedFolder)")
+            return 1
+        }
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let socketPath = directory + "/scand.sock"
 
@@ -101,7 +103,7 @@ struct FanOutBench {
         let loadedMiB = Double(max(loadedRSS, burstRSS)) / 1024
 
         report("verdict socket fan-out: \(subscribers) subscribers + 1 stalled, \(events) events of ~\(paddingBytes + 200) bytes every \(intervalMilliseconds) ms, \(readerThreads) reader threads")
-        report("server: \(publishReport) (journal on \(base); the fan-out clock starts before the append)")
+        report("server: \(publishReport) (journal on \(memoryBackedFolder); the fan-out clock starts before the append)")
         report("server after the burst: \(clientsAfter) (the stalled one is still connected while its queue is under its bound)")
         report("events reaching every subscriber: \(complete.count) of \(events); deliveries \(progress.received.load(ordering: .relaxed)) of \(expected)")
         report("creation to last subscriber: p50 \(formatted(p50)) ms, p99 \(formatted(p99)) ms, max \(formatted(latencies.last ?? .nan)) ms (goal p99 <= 20 ms): \(p99 <= 20 && complete.count == events ? "met" : "MISSED")")

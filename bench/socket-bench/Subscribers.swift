@@ -1,4 +1,5 @@
 import Glibc
+import POSIXSupport
 import Synchronization
 
 /// What the reader threads tell the main thread, and its order to stop.
@@ -99,16 +100,9 @@ final class SubscriberShare {
 }
 
 func connectedSocket(path: String) -> Int32? {
+    guard let address = try? UnixSocketAddress(path: path) else { return nil }
     let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-    let result = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-        }
-    }
-    guard result == 0 else {
+    guard address.withSocketAddress({ connect(descriptor, $0, $1) }) == 0 else {
         close(descriptor)
         return nil
     }

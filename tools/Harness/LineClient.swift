@@ -1,8 +1,18 @@
 import Glibc
+import POSIXSupport
 
 /// A client of a line protocol over a Unix stream socket (the daemon's protocol 1): blocking, with a deadline
 /// on every read, as a test or benchmark needs it.
 public final class LineClient {
+    /// What one wait for a line brought.
+    public enum Reception: Equatable, Sendable {
+        /// A whole line, without its `\n`.
+        case line(String)
+        /// The peer closed the connection (a partial line it left is kept in `hasPartialLine`).
+        case end
+        case timedOut
+    }
+
     public let descriptor: Int32
     private var buffer: [UInt8] = []
     public private(set) var isClosed = false
@@ -10,26 +20,12 @@ public final class LineClient {
     public init(path: String) throws {
         descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        do {
+            let address = try UnixSocketAddress(path: path)
+            guard address.withSocketAddress({ connect(descriptor, $0, $1) }) == 0 else { throw Errno.current }
+        } catch {
             Glibc.close(descriptor)
-            throw HarnessError("socket path too long: \(path)")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(descriptor)
-            throw HarnessError("connect \(path): \(reason)")
+            throw HarnessError("connect \(path): \(error)")
         }
     }
 
@@ -45,6 +41,11 @@ public final class LineClient {
     public func send(_ text: String) throws {
         var bytes = Array(text.utf8)
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
+        try sendBytes(bytes)
+    }
+
+    /// Sends `bytes` as they are: no newline is added.
+    public func sendBytes(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -53,37 +54,48 @@ public final class LineClient {
         }
     }
 
-    /// The next line without its `\n`; nil at the deadline; throws at end of stream.
-    public func readLine(timeout: Duration = .seconds(10)) throws -> String? {
+    /// Waits up to `timeout` for the next line.
+    public func receive(timeout: Duration) -> Reception {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
                 buffer.removeSubrange(...newline)
-                return line
+                return .line(line)
             }
             let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero else { return nil }
+            guard remaining > .zero else { return .timedOut }
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
             if poll(&poller, 1, Int32(min(milliseconds, 60_000))) <= 0 { continue }
             var chunk = [UInt8](repeating: 0, count: 65_536)
             let count = recv(descriptor, &chunk, chunk.count, 0)
-            guard count > 0 else { throw HarnessError("the peer closed the connection") }
+            guard count > 0 else { return .end }
             buffer += chunk[..<count]
         }
     }
 
+    /// The next line without its `\n`; nil at the deadline; throws at end of stream.
+    public func readLine(timeout: Duration = .seconds(10)) throws -> String? {
+        switch receive(timeout: timeout) {
+        case .line(let line): line
+        case .timedOut: nil
+        case .end: throw HarnessError("the peer closed the connection")
+        }
+    }
+
+    /// Bytes received after the last whole line.
+    public var hasPartialLine: Bool { !buffer.isEmpty }
+
     /// True when the peer closed this connection within `timeout` (whatever it sent first).
     public func isDisconnected(within timeout: Duration) -> Bool {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            do {
-                _ = try readLine(timeout: deadline - ContinuousClock.now)
-            } catch {
-                return true
+        while true {
+            switch receive(timeout: deadline - ContinuousClock.now) {
+            case .line: continue
+            case .end: return true
+            case .timedOut: return false
             }
         }
-        return false
     }
 }

@@ -2,6 +2,7 @@
 """Copies a YUV4MPEG2 stream into a FIFO (or any path) one frame at a time, paced like a live writer.
 
 usage: /usr/bin/python3 tools/qrfixtures/play.py IN OUT FRAMES_PER_SECOND
+FRAMES_PER_SECOND 0: as fast as the reader takes it (a recording piped without ffmpeg -re).
 """
 import sys
 import time
@@ -27,7 +28,8 @@ def main():
             if not marker:
                 break
             out.write(marker + stream.read(size))
-            time.sleep(1 / fps)
+            if fps > 0:
+                time.sleep(1 / fps)
 
 
 if __name__ == "__main__":

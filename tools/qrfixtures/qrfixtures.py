@@ -231,6 +231,18 @@ def streams(outdir):
     stream.close()
     manifest["appearances"] = {"payload": SEALTRUST_SERIAL, "frames": len(timeline), "fps": 10}
 
+    # Four codes in view for two frames each: a reader that skips frames misses some of them.
+    brief_payloads = ["https://sealtrust.io/s/ST-BRIEF-%d" % k for k in range(4)]
+    brief_empty = scene(640, 480, 13)
+    stream = Y4M(os.path.join(folder, "brief-appearances.y4m"), 640, 480, fps="30:1")
+    for payload in brief_payloads:
+        shown = place(brief_empty, card(payload.encode(), 4), 10, (320, 240))
+        for image in [brief_empty] * 6 + [shown] * 2:
+            stream.frame(image)
+    stream.frame(brief_empty)
+    stream.close()
+    manifest["brief-appearances"] = {"payloads": brief_payloads}
+
     two = scene(480, 240, 11)
     two = place(two, card(SEALTRUST_SERIAL.encode(), 3), 0, (120, 120))
     two = place(two, card(GS1_LINK.encode(), 3), 0, (360, 120))

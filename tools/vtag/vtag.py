@@ -52,6 +52,7 @@ MODES = {
     "length-beyond-file": "NLEN larger than the file the capability container declares",
     "long-url": "a 1 KiB SUN URL in a 2 KiB file, MLe 0x20",
     "garbage": "bytes that are no NDEF message",
+    "short-file": "a 40-byte NDEF file, shorter than its capability container says, whose record claims more bytes than it has",
     "invalid-utf8": "a URI record whose bytes are not UTF-8",
     "remove-mid-read": "the tag leaves the field at the first READ BINARY of the NDEF file",
     "slow-read": "the first READ BINARY of the NDEF file is answered after 3 s",
@@ -142,6 +143,9 @@ class Chip:
             message = text_record("SealTrust virtual tag", last=False) + uri_record(url, first=False, short=False)
         elif self.mode == "garbage":
             message = bytes(range(0xFF, 0xDF, -1))
+        elif self.mode == "short-file":
+            # A short URI record whose header claims a 200-byte payload, in a message of 38 bytes.
+            message = bytes([0xD1, 0x01, 200]) + b"U\x04" + b"sealtrust.io/c?picc_data=01234567"
         elif self.mode == "invalid-utf8":
             message = ndef_record(1, b"U", b"\x04sealtrust.io/c?x=\xc3\x28", True, True)
         else:
@@ -155,6 +159,8 @@ class Chip:
             nlen = len(message)
         content = (struct.pack(">H", nlen) + message)[:self.file_size]
         self.report("READ ctr=%d %s" % (self.counter, "url=" + url if url else "content=" + self.mode))
+        if self.mode == "short-file":
+            return content
         return content + bytes(self.file_size - len(content))
 
     def answer(self, apdu):

@@ -1,0 +1,27 @@
+#include <microhttpd.h>
+
+/* MHD_start_daemon is variadic, which Swift cannot call: this fixes the one set of options the kiosk
+   bridge uses. One internal epoll thread serves every connection; a Server-Sent Events stream that has
+   nothing to send is suspended, and resumed when an event arrives. The listening socket is the caller's. */
+static inline struct MHD_Daemon *kiosk_mhd_start(int listen_fd, unsigned int connection_limit,
+                                                 size_t connection_memory_limit, unsigned int idle_timeout_s,
+                                                 MHD_AccessHandlerCallback handler, void *handler_cls,
+                                                 MHD_RequestCompletedCallback completed, void *completed_cls)
+{
+    return MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME,
+                            0, NULL, NULL, handler, handler_cls,
+                            MHD_OPTION_LISTEN_SOCKET, (MHD_socket) listen_fd,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, idle_timeout_s,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_END);
+}
+
+/* MHD_get_connection_info is variadic too: the socket of a connection, or -1. A suspended event stream is
+   not watched by libmicrohttpd, so the bridge looks at its socket itself to learn that the client left. */
+static inline int kiosk_mhd_connection_fd(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}

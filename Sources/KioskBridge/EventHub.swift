@@ -1,0 +1,126 @@
+import Synchronization
+
+/// Every open event stream, fed with the daemon's journaled events in seq order, each at most once.
+///
+/// A stream that resumes (`Last-Event-ID`) holds live events back while its replay runs, then gets the replay,
+/// then what was held beyond it: nothing lost or doubled at the seam.
+public final class EventHub: Sendable {
+    private struct Subscriber {
+        let stream: EventStream
+        var lastSentSeq: UInt64
+        /// Live events held while this subscriber's replay runs; nil once it is live.
+        var held: [(seq: UInt64, frame: [UInt8])]?
+    }
+
+    private struct State {
+        var subscribers: [Int: Subscriber] = [:]
+        var nextID = 1
+        var newestSeq: UInt64 = 0
+        var online = false
+    }
+
+    /// A resuming stream that waits for more than this many live events is ended: its browser comes back.
+    static let heldLimit = 4_096
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// A new stream, live from now on, or held back for a replay when `resumeAfter` is given.
+    public func open(resumeAfter: UInt64?) -> EventStream {
+        state.withLock { state in
+            defer { state.nextID += 1 }
+            let stream = EventStream(id: state.nextID, resumeAfter: resumeAfter)
+            stream.send(EventFrame.opening + EventFrame.station(online: state.online))
+            state.subscribers[stream.id] = Subscriber(stream: stream, lastSentSeq: resumeAfter ?? state.newestSeq,
+                                                      held: resumeAfter == nil ? nil : [])
+            return stream
+        }
+    }
+
+    /// A journaled event from the daemon, in seq order.
+    public func publish(seq: UInt64, frame: [UInt8]) {
+        state.withLock { state in
+            state.newestSeq = max(state.newestSeq, seq)
+            for (id, var subscriber) in state.subscribers {
+                if subscriber.stream.isFinished {
+                    state.subscribers[id] = nil
+                } else if subscriber.held != nil {
+                    subscriber.held!.append((seq, frame))
+                    if subscriber.held!.count > Self.heldLimit {
+                        subscriber.stream.end()
+                        state.subscribers[id] = nil
+                    } else {
+                        state.subscribers[id] = subscriber
+                    }
+                } else if seq > subscriber.lastSentSeq {
+                    subscriber.lastSentSeq = seq
+                    state.subscribers[id] = subscriber.stream.send(frame) ? subscriber : nil
+                }
+            }
+        }
+    }
+
+    /// The replay for a resuming stream is in: it is sent, then what was held beyond it, and the stream goes live.
+    public func finishResume(_ stream: EventStream, replayed: [(seq: UInt64, frame: [UInt8])]) {
+        state.withLock { state in
+            guard var subscriber = state.subscribers[stream.id] else { return }
+            for event in replayed + (subscriber.held ?? []) where event.seq > subscriber.lastSentSeq {
+                subscriber.lastSentSeq = event.seq
+                guard stream.send(event.frame) else {
+                    state.subscribers[stream.id] = nil
+                    return
+                }
+            }
+            subscriber.held = nil
+            state.subscribers[stream.id] = subscriber
+        }
+    }
+
+    /// The replay could not be had: the stream ends, and the browser asks again with the same id.
+    public func failResume(_ stream: EventStream) {
+        state.withLock { state in
+            state.subscribers[stream.id] = nil
+        }
+        stream.end()
+    }
+
+    /// The daemon's journal was replaced and now ends at `newest`: what it numbers from here on is new to everyone.
+    public func rebase(to newest: UInt64) {
+        state.withLock { state in
+            state.newestSeq = newest
+            for id in state.subscribers.keys { state.subscribers[id]?.lastSentSeq = newest }
+        }
+    }
+
+    /// Whether the daemon answers; every stream is told when it changes.
+    public func setOnline(_ online: Bool) {
+        broadcast { state in
+            guard state.online != online else { return nil }
+            state.online = online
+            return EventFrame.station(online: online)
+        }
+    }
+
+    /// Frees the connections of streams whose clients left while nothing was being sent.
+    public func sweep() {
+        state.withLock { state in
+            for (id, subscriber) in state.subscribers {
+                subscriber.stream.endIfClientLeft()
+                if subscriber.stream.isFinished { state.subscribers[id] = nil }
+            }
+        }
+    }
+
+    public func keepAlive() {
+        broadcast { _ in EventFrame.keepAlive }
+    }
+
+    private func broadcast(_ frame: (inout State) -> [UInt8]?) {
+        state.withLock { state in
+            guard let bytes = frame(&state) else { return }
+            for (id, subscriber) in state.subscribers where subscriber.stream.isFinished || !subscriber.stream.send(bytes) {
+                state.subscribers[id] = nil
+            }
+        }
+    }
+}

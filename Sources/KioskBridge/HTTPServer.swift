@@ -1,0 +1,150 @@
+import CMicroHTTPD
+import Glibc
+import Synchronization
+
+/// What the bridge's routes need to know of a request.
+public struct HTTPRequest: Sendable {
+    public let method: String
+    public let path: String
+    /// The request line's length: method, path, query and version.
+    public let requestLineBytes: Int
+    /// The header fields' length, names and values with their separators.
+    public let headerBytes: Int
+    public let lastEventID: String?
+}
+
+/// An answer: a whole document, or a stream of Server-Sent Events that stays open.
+public enum HTTPAnswer: Sendable {
+    case document(status: Int, contentType: String, body: [UInt8])
+    case eventStream(EventStream)
+}
+
+/// An HTTP/1.1 server on libmicrohttpd: one internal epoll thread, at most `connectionLimit` connections.
+///
+/// Routes are plain functions of the request: they answer at once from memory, so the server's one thread
+/// never waits on the daemon.
+public final class HTTPServer: Sendable {
+    struct Handle: @unchecked Sendable {
+        let daemon: OpaquePointer
+    }
+
+    public static let connectionLimit: UInt32 = 64
+    /// Holds a request line and headers of up to 8 KiB each, with room for the stream's write buffer.
+    static let connectionMemory = 64 * 1024
+    /// A connection that sends nothing for this long is closed; an event stream is kept alive by its comments.
+    static let idleTimeoutSeconds: UInt32 = 60
+
+    private let routes: Routes
+    private let handle: Handle
+
+    final class Routes: Sendable {
+        let answer: @Sendable (HTTPRequest) -> HTTPAnswer
+        init(answer: @escaping @Sendable (HTTPRequest) -> HTTPAnswer) {
+            self.answer = answer
+        }
+    }
+
+    public struct StartFailure: Error, CustomStringConvertible {
+        public var description: String { "libmicrohttpd did not start" }
+    }
+
+    /// Serves on `socket`; `answer` is called on the server's thread for every complete request head.
+    public init(socket: ListeningSocket, answer: @escaping @Sendable (HTTPRequest) -> HTTPAnswer) throws(StartFailure) {
+        routes = Routes(answer: answer)
+        let context = Unmanaged.passUnretained(routes).toOpaque()
+        guard let daemon = kiosk_mhd_start(socket.descriptor, Self.connectionLimit, Self.connectionMemory, Self.idleTimeoutSeconds,
+                                           handleRequest, context, requestCompleted, nil)
+        else { throw StartFailure() }
+        handle = Handle(daemon: daemon)
+    }
+}
+
+/// The access handler: called once the request's head is in (and again for a body, which no route takes).
+private func handleRequest(
+    context: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+    version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?, uploadDataSize: UnsafeMutablePointer<Int>?,
+    requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let context, let connection, let url, let method else { return .NO }
+    let routes = Unmanaged<HTTPServer.Routes>.fromOpaque(context).takeUnretainedValue()
+    let path = String(cString: url)
+    let methodName = String(cString: method)
+    let versionBytes = version.map { strlen($0) } ?? 0
+    let request = HTTPRequest(
+        method: methodName, path: path,
+        requestLineBytes: strlen(method) + 1 + strlen(url) + queryBytes(connection) + 1 + versionBytes,
+        headerBytes: fieldBytes(connection, kind: .HEADER_KIND),
+        lastEventID: MHD_lookup_connection_value(connection, .HEADER_KIND, "Last-Event-ID").map { String(cString: $0) }
+    )
+    switch routes.answer(request) {
+    case .document(let status, let contentType, let body):
+        let response = body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let response else { return .NO }
+        defer { MHD_destroy_response(response) }
+        addCommonHeaders(response, contentType: contentType)
+        if status == 405 { MHD_add_response_header(response, "Allow", "GET") }
+        return MHD_queue_response(connection, UInt32(status), response)
+    case .eventStream(let stream):
+        stream.attach(connection)
+        let retained = Unmanaged.passRetained(stream)
+        guard let response = MHD_create_response_from_callback(UInt64.max, 16 * 1024, readStream, retained.toOpaque(), releaseStream)
+        else {
+            retained.release()
+            return .NO
+        }
+        defer { MHD_destroy_response(response) }
+        addCommonHeaders(response, contentType: "text/event-stream; charset=utf-8")
+        MHD_add_response_header(response, "X-Accel-Buffering", "no")
+        // The completion callback learns which stream ended through the request's context.
+        requestContext?.pointee = Unmanaged.passRetained(stream).toOpaque()
+        return MHD_queue_response(connection, UInt32(MHD_HTTP_OK), response)
+    }
+}
+
+private func addCommonHeaders(_ response: OpaquePointer, contentType: String) {
+    MHD_add_response_header(response, "Content-Type", contentType)
+    MHD_add_response_header(response, "Cache-Control", "no-store")
+    MHD_add_response_header(response, "X-Content-Type-Options", "nosniff")
+    MHD_add_response_header(response, "Content-Security-Policy",
+                            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:")
+    MHD_add_response_header(response, "Referrer-Policy", "no-referrer")
+}
+
+private func readStream(context: UnsafeMutableRawPointer?, position: UInt64, buffer: UnsafeMutablePointer<CChar>?, maximum: Int) -> Int {
+    guard let context, let buffer else { return Int(MHD_CONTENT_READER_END_WITH_ERROR) }
+    let stream = Unmanaged<EventStream>.fromOpaque(context).takeUnretainedValue()
+    return stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: maximum))
+}
+
+private func releaseStream(context: UnsafeMutableRawPointer?) {
+    guard let context else { return }
+    Unmanaged<EventStream>.fromOpaque(context).release()
+}
+
+private func requestCompleted(
+    context: UnsafeMutableRawPointer?, connection: OpaquePointer?, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+    reason: MHD_RequestTerminationCode
+) {
+    guard let pointer = requestContext?.pointee else { return }
+    requestContext?.pointee = nil
+    Unmanaged<EventStream>.fromOpaque(pointer).takeRetainedValue().connectionClosed()
+}
+
+/// Adds up the fields of one kind (headers, or the query's arguments) as they were on the wire.
+private func fieldBytes(_ connection: OpaquePointer, kind: MHD_ValueKind) -> Int {
+    var total = 0
+    withUnsafeMutablePointer(to: &total) { pointer in
+        _ = MHD_get_connection_values(connection, kind, { context, _, key, value in
+            let total = context!.assumingMemoryBound(to: Int.self)
+            total.pointee += (key.map { strlen($0) } ?? 0) + (value.map { strlen($0) } ?? 0) + 4
+            return .YES
+        }, pointer)
+    }
+    return total
+}
+
+private func queryBytes(_ connection: OpaquePointer) -> Int {
+    fieldBytes(connection, kind: .GET_ARGUMENT_KIND)
+}

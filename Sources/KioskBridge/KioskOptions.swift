@@ -1,0 +1,75 @@
+/// `sealtrust-kiosk`'s command line (outputs.md).
+public struct KioskOptions: Sendable, Equatable {
+    public static let version = "0.1.0"
+    public static let usage = """
+        usage: sealtrust-kiosk [--socket PATH] [--listen ADDR:PORT] [--lang en|fr] [--hold SECONDS] [--version] [--help]
+          --socket PATH       the daemon's socket (default /run/sealtrust-scand/scand.sock)
+          --listen ADDR:PORT  where the page is served (default 127.0.0.1:8080; [::1]:8080 for IPv6)
+          --lang en|fr        the page's own words (default en)
+          --hold SECONDS      how long a verdict stays on the page, 1 to 3600 (default 8)
+        """
+
+    public enum Parsed: Sendable, Equatable {
+        case run(KioskOptions)
+        case version
+        case help
+    }
+
+    public struct Invalid: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    public var socketPath = "/run/sealtrust-scand/scand.sock"
+    public var listen = ListenAddress.loopback
+    public var language = KioskLanguage.en
+    public var holdSeconds = 8
+
+    public static func parse(_ arguments: [String]) throws(Invalid) -> Parsed {
+        var options = KioskOptions()
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--version": return .version
+            case "--help", "-h": return .help
+            case "--socket", "--listen", "--lang", "--hold":
+                guard let value = remaining.popFirst() else { throw Invalid(description: "\(argument) needs a value") }
+                try options.set(argument, to: value)
+            default:
+                throw Invalid(description: "unknown argument \(printable(argument))")
+            }
+        }
+        return .run(options)
+    }
+
+    private mutating func set(_ option: String, to value: String) throws(Invalid) {
+        switch option {
+        case "--socket":
+            guard !value.isEmpty, value.utf8.count < 108 else { throw Invalid(description: "--socket: a path of 1 to 107 bytes") }
+            socketPath = value
+        case "--listen":
+            guard let address = ListenAddress(value) else {
+                throw Invalid(description: "--listen \(printable(value)): expected ADDR:PORT with a numeric address, such as 127.0.0.1:8080")
+            }
+            listen = address
+        case "--lang":
+            guard let language = KioskLanguage(rawValue: value) else { throw Invalid(description: "--lang: en or fr") }
+            self.language = language
+        default:
+            guard let seconds = Int(value), (1...3600).contains(seconds) else { throw Invalid(description: "--hold: 1 to 3600 seconds") }
+            holdSeconds = seconds
+        }
+    }
+}
+
+/// Text from outside, fit for a terminal or a log line: control characters shown as `\u{..}`, cut to 200 characters.
+public func printable(_ text: String) -> String {
+    var shown = ""
+    for scalar in text.unicodeScalars.prefix(200) {
+        if scalar.properties.generalCategory == .control || scalar == "\\" {
+            shown += scalar.escaped(asASCII: true)
+        } else {
+            shown.unicodeScalars.append(scalar)
+        }
+    }
+    return shown
+}

@@ -1,0 +1,226 @@
+/// The kiosk page: one document, styles and script inline, nothing loaded from elsewhere (the station may be offline).
+///
+/// Everything the daemon sends is put on the page as text (`textContent`, never markup), cut to a length, and
+/// stripped of control and bidirectional-override characters. The page's own words come in English and French.
+public enum KioskPage {
+    public static func document(language: KioskLanguage, holdSeconds: Int) -> String {
+        template
+            .replacingOccurrences(of: "{{LANG}}", with: htmlEscaped(language.rawValue))
+            .replacingOccurrences(of: "{{HOLD}}", with: htmlEscaped(String(holdSeconds)))
+            .replacingOccurrences(of: "{{IDLE}}", with: htmlEscaped(language.idlePrompt))
+            .replacingOccurrences(of: "{{TITLE}}", with: htmlEscaped(language.title))
+    }
+
+    /// Text made safe for an HTML element or a quoted attribute.
+    static func htmlEscaped(_ text: String) -> String {
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default:
+                if scalar.properties.generalCategory != .control { escaped.unicodeScalars.append(scalar) }
+            }
+        }
+        return escaped
+    }
+
+    private static let template = #"""
+    <!doctype html>
+    <html lang="{{LANG}}" data-hold="{{HOLD}}">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>{{TITLE}}</title>
+    <style>
+    :root { --good: #0a5c2a; --alert: #b0001e; --neutral: #1d3557; --idle: #111418; --offline: #3a3a3a; }
+    * { box-sizing: border-box; }
+    html, body { margin: 0; height: 100%; overflow: hidden; }
+    body { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; color: #fff; background: var(--idle);
+           display: flex; align-items: center; justify-content: center; }
+    body[data-tone="good"] { background: var(--good); }
+    body[data-tone="alert"] { background: var(--alert); }
+    body[data-tone="neutral"] { background: var(--neutral); }
+    body[data-tone="offline"] { background: var(--offline); }
+    main { width: 94vw; max-height: 100vh; text-align: center; }
+    #verdict > * { margin: 0 auto 2.2vh; }
+    #icon { font-size: min(16vh, 10rem); line-height: 1; font-weight: 700; }
+    #message { font-size: min(5vw, 8vh); line-height: 1.18; font-weight: 700; }
+    #verdict.long #message { font-size: min(3.8vw, 6vh); }
+    #verdict.longer #message { font-size: min(3.1vw, 4.8vh); }
+    .part { font-size: min(2.8vw, 4.4vh); line-height: 1.25; padding: 0.35em 0.8em; border-radius: 0.4em;
+            background: rgba(0, 0, 0, 0.3); display: table; }
+    .part[hidden] { display: none; }
+    #theft { font-size: min(4.2vw, 6.6vh); background: #fff; color: var(--alert); font-weight: 800; text-transform: uppercase;
+             letter-spacing: 0.04em; border: 0.18em solid #ffd400; }
+    body[data-tone="alert"] #icon { animation: pulse 1s steps(2, jump-none) infinite; }
+    @keyframes pulse { 50% { opacity: 0.35; } }
+    @media (prefers-reduced-motion: reduce) { body[data-tone="alert"] #icon { animation: none; } }
+    #hint { font-size: min(2.4vw, 3.8vh); opacity: 0.85; }
+    </style>
+    </head>
+    <body data-tone="idle">
+    <main>
+    <div id="verdict" role="status" aria-live="assertive" aria-atomic="true" data-outcome="idle" data-seal="none" data-theft="none">
+    <p id="icon" aria-hidden="true">&#9711;</p>
+    <p id="theft" class="part" hidden></p>
+    <p id="message">{{IDLE}}</p>
+    <p id="product" class="part" hidden></p>
+    <p id="seal" class="part" hidden></p>
+    <p id="area" class="part" hidden></p>
+    <p id="hint"></p>
+    </div>
+    </main>
+    <script>
+    "use strict";
+    (function () {
+      const WORDS = {
+        en: {
+          idle: "Tap a tag or show a code", idleHint: "Hold it close to the reader or the camera",
+          offline: "Station offline", offlineHint: "The station will be back in a moment.",
+          sealIntact: "Seal intact: never opened", sealOpened: "Seal opened",
+          sealOpenedDegraded: "Seal opened: the brand lowers the trust shown",
+          theft: "Reported stolen", scanArea: "Scanned near ", readErrorHint: "Try again"
+        },
+        fr: {
+          idle: "Présentez une étiquette ou un code", idleHint: "Approchez-le du lecteur ou de la caméra",
+          offline: "Station hors ligne", offlineHint: "La station revient dans un instant.",
+          sealIntact: "Scellé intact : jamais ouvert", sealOpened: "Scellé ouvert",
+          sealOpenedDegraded: "Scellé ouvert : la marque réduit la confiance affichée",
+          theft: "Signalé volé", scanArea: "Scanné près de ", readErrorHint: "Réessayez"
+        }
+      };
+      const ICONS = { idle: "\u25EF", good: "\u2713", alert: "!", neutral: "i", offline: "\u2715" };
+      const GOOD = new Set(["authentic", "identified"]);
+      const ALERT = new Set(["replay", "invalid_signature"]);
+      const root = document.documentElement;
+      const words = WORDS[root.lang === "fr" ? "fr" : "en"];
+      const holdMs = Math.min(Math.max(Number(root.dataset.hold) || 8, 1), 3600) * 1000;
+      const byId = (id) => document.getElementById(id);
+      const verdict = byId("verdict");
+      let idleTimer = 0;
+      let offline = false;
+
+      // Text from outside: a string, cut to a length, without control or bidirectional-override characters.
+      function clean(value, max) {
+        if (typeof value !== "string") return "";
+        return value.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, " ").trim().slice(0, max);
+      }
+
+      function part(id, text) {
+        const node = byId(id);
+        node.textContent = text;
+        node.hidden = text === "";
+      }
+
+      function show(tone, outcome, message, parts) {
+        clearTimeout(idleTimer);
+        document.body.dataset.tone = tone;
+        verdict.dataset.outcome = outcome;
+        verdict.dataset.seal = parts.seal || "none";
+        verdict.dataset.theft = parts.theft ? "reported" : "none";
+        verdict.dataset.seq = parts.seq || "";
+        byId("icon").textContent = ICONS[tone];
+        byId("message").textContent = message;
+        // Long sentences (a seal and a theft warning added) get smaller type, so that everything fits one screen.
+        verdict.classList.toggle("long", message.length > 90 && message.length <= 170);
+        verdict.classList.toggle("longer", message.length > 170);
+        part("product", parts.product || "");
+        part("seal", parts.sealText || "");
+        part("theft", parts.theft ? words.theft : "");
+        part("area", parts.area || "");
+        byId("hint").textContent = parts.hint || "";
+        if (parts.holdMs) idleTimer = setTimeout(showIdle, parts.holdMs);
+        document.dispatchEvent(new CustomEvent("kiosk:shown", {
+          detail: { outcome: outcome, seq: parts.seq || "", at: performance.timeOrigin + performance.now() }
+        }));
+      }
+
+      function showIdle() {
+        if (offline) return showOffline();
+        show("idle", "idle", words.idle, { hint: words.idleHint });
+      }
+
+      function showOffline() {
+        show("offline", "offline", words.offline, { hint: words.offlineHint });
+      }
+
+      function parse(event) {
+        try {
+          const value = JSON.parse(event.data);
+          return value && typeof value === "object" ? value : null;
+        } catch (error) {
+          return null;
+        }
+      }
+
+      function onVerdict(event) {
+        const v = parse(event);
+        if (!v) return;
+        const outcome = clean(v.outcome, 40) || "failure";
+        const theft = v.theft_reported === true;
+        const seal = v.seal && typeof v.seal === "object" ? v.seal : null;
+        const status = seal && (seal.status === "intact" || seal.status === "opened") ? seal.status : "";
+        const degraded = status === "opened" && seal.policy === "degrade";
+        const tone = ALERT.has(outcome) || theft ? "alert" : GOOD.has(outcome) && !degraded ? "good" : "neutral";
+        const product = [clean(v.product_name, 120), clean(v.brand, 80)].filter((text) => text !== "").join(" \u2014 ");
+        let area = "";
+        if (outcome === "never_registered" && v.scan_area && typeof v.scan_area === "object") {
+          const place = [clean(v.scan_area.city, 80), clean(v.scan_area.country, 80)].filter((text) => text !== "").join(", ");
+          if (place !== "") area = words.scanArea + place;
+        }
+        show(tone, outcome, clean(v.message, 600), {
+          seq: clean(event.lastEventId, 20), product: product, theft: theft, area: area,
+          seal: status === "" ? "none" : degraded ? "opened-degraded" : status,
+          sealText: status === "intact" ? words.sealIntact : degraded ? words.sealOpenedDegraded : status === "opened" ? words.sealOpened : "",
+          holdMs: holdMs
+        });
+      }
+
+      function onReadError(event) {
+        const v = parse(event);
+        if (!v) return;
+        show("neutral", "read_error", clean(v.message, 300), {
+          seq: clean(event.lastEventId, 20), hint: words.readErrorHint, holdMs: Math.min(holdMs, 4000)
+        });
+      }
+
+      function onStation(event) {
+        const v = parse(event);
+        if (!v) return;
+        document.body.dataset.station = v.state === "online" ? "online" : "offline";
+        if (v.state === "offline") {
+          offline = true;
+          showOffline();
+        } else if (v.state === "online" && offline) {
+          offline = false;
+          showIdle();
+        }
+      }
+
+      function connect() {
+        const source = new EventSource("/events");
+        source.addEventListener("verdict", onVerdict);
+        source.addEventListener("read_error", onReadError);
+        source.addEventListener("scan", showIdle);
+        source.addEventListener("station", onStation);
+        source.onerror = function () {
+          offline = true;
+          document.body.dataset.station = "offline";
+          showOffline();
+          // A browser gives up on a stream the server refused; the page does not.
+          if (source.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
+        };
+      }
+
+      showIdle();
+      connect();
+    })();
+    </script>
+    </body>
+    </html>
+    """#
+}

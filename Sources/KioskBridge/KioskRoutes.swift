@@ -1,0 +1,49 @@
+/// The bridge's answers (outputs.md): the page, the event stream, metrics and health; limits first.
+public struct KioskRoutes: Sendable {
+    static let longestRequestLine = 8 * 1024
+    static let longestHeaders = 8 * 1024
+
+    let page: [UInt8]
+    let hub: EventHub
+    let station: StationState
+    /// Starts the replay of a stream that resumes from a `Last-Event-ID`.
+    let resume: @Sendable (EventStream) -> Void
+
+    public init(page: String, hub: EventHub, station: StationState, resume: @escaping @Sendable (EventStream) -> Void) {
+        self.page = Array(page.utf8)
+        self.hub = hub
+        self.station = station
+        self.resume = resume
+    }
+
+    public func answer(_ request: HTTPRequest) -> HTTPAnswer {
+        if request.requestLineBytes > Self.longestRequestLine { return Self.plain(414, "request line too long\n") }
+        if request.headerBytes > Self.longestHeaders { return Self.plain(431, "headers too large\n") }
+        guard request.method == "GET" else { return Self.plain(405, "only GET\n") }
+        switch request.path {
+        case "/":
+            return .document(status: 200, contentType: "text/html; charset=utf-8", body: page)
+        case "/events":
+            let stream = hub.open(resumeAfter: request.lastEventID.flatMap(Self.seq))
+            if stream.resumeAfter != nil { resume(stream) }
+            return .eventStream(stream)
+        case "/metrics":
+            return .document(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(station.metrics().utf8))
+        case "/healthz":
+            let (status, body) = station.health()
+            return .document(status: status, contentType: "application/json", body: Array((body + "\n").utf8))
+        default:
+            return Self.plain(404, "not found\n")
+        }
+    }
+
+    /// A `Last-Event-ID` that is a seq: decimal digits only, no more than a UInt64 holds.
+    static func seq(_ text: String) -> UInt64? {
+        guard !text.isEmpty, text.utf8.count <= 20, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return UInt64(text)
+    }
+
+    private static func plain(_ status: Int, _ text: String) -> HTTPAnswer {
+        .document(status: status, contentType: "text/plain; charset=utf-8", body: Array(text.utf8))
+    }
+}

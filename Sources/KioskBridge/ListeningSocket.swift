@@ -1,0 +1,68 @@
+import Glibc
+
+/// A bound, listening TCP socket for the HTTP server; errno kept as the kernel gave it.
+public struct ListeningSocket: Sendable {
+    public let descriptor: Int32
+    /// The port actually bound (the one asked for, or the kernel's pick for port 0).
+    public let port: UInt16
+
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public let operation: String
+        public let errno: Int32
+        public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
+    }
+
+    /// Binds `address` (IPv4 or IPv6, numeric) on `port` and listens.
+    public static func bind(_ address: ListenAddress) throws(Failure) -> ListeningSocket {
+        let family = address.isIPv6 ? AF_INET6 : AF_INET
+        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(operation: "socket", errno: errno) }
+        var one: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        let bound: Int32
+        if address.isIPv6 {
+            var socketAddress = sockaddr_in6()
+            socketAddress.sin6_family = sa_family_t(AF_INET6)
+            socketAddress.sin6_port = address.port.bigEndian
+            inet_pton(AF_INET6, address.host, &socketAddress.sin6_addr)
+            bound = withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            var socketAddress = sockaddr_in()
+            socketAddress.sin_family = sa_family_t(AF_INET)
+            socketAddress.sin_port = address.port.bigEndian
+            inet_pton(AF_INET, address.host, &socketAddress.sin_addr)
+            bound = withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        guard bound == 0 else {
+            let code = errno
+            close(descriptor)
+            throw Failure(operation: "bind \(address)", errno: code)
+        }
+        guard listen(descriptor, 128) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw Failure(operation: "listen", errno: code)
+        }
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard named == 0 else {
+            let code = errno
+            close(descriptor)
+            throw Failure(operation: "getsockname", errno: code)
+        }
+        let port = withUnsafePointer(to: &storage) { pointer -> UInt16 in
+            if address.isIPv6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+        }
+        return ListeningSocket(descriptor: descriptor, port: port)
+    }
+}

@@ -1,0 +1,90 @@
+import StationClient
+
+/// The bridge's side of the daemon's socket: every journaled event to the hub, the daemon's `status` to the
+/// metrics, and reconnection by itself (StationFeed resumes by `replay`, so a daemon restart loses nothing).
+public struct StationLink: Sendable {
+    let socketPath: String
+    let hub: EventHub
+    let station: StationState
+    let log: KioskLog
+    static let statusID = "kiosk-status"
+    static let statusInterval = Duration.seconds(5)
+
+    public init(socketPath: String, hub: EventHub, station: StationState, log: KioskLog) {
+        self.socketPath = socketPath
+        self.hub = hub
+        self.station = station
+        self.log = log
+    }
+
+    /// Runs until cancelled.
+    public func run() async {
+        guard let newest = await newestSeq() else { return }
+        let feed = StationFeed(socketPath: socketPath, since: newest)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                // The daemon's counters change without events too (clients, sources): ask now and then.
+                while !Task.isCancelled {
+                    try? feed.send(StationCommand(.status, id: Self.statusID))
+                    try? await Task.sleep(for: Self.statusInterval)
+                }
+            }
+            group.addTask { await follow(feed) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// The journal's newest seq, from a first `hello`: the bridge starts live, not from the journal's beginning.
+    private func newestSeq() async -> UInt64? {
+        var backoff = ReconnectBackoff()
+        while !Task.isCancelled {
+            do {
+                let connection = try await StationConnection.connect(path: socketPath)
+                connection.close()
+                return connection.hello.lastSeq
+            } catch {
+                offline(because: error)
+                try? await Task.sleep(for: backoff.next())
+            }
+        }
+        return nil
+    }
+
+    private func follow(_ feed: StationFeed) async {
+        for await update in feed {
+            switch update {
+            case .connected(let hello, _):
+                log.info("connected to the daemon of station \(printable(hello.station)) at \(printable(socketPath))")
+                station.greeted(sources: hello.message.json["sources"])
+                station.setReachable(true)
+                hub.setOnline(true)
+                try? feed.send(StationCommand(.status, id: Self.statusID))
+            case .event(let event):
+                guard let seq = event.seq else { continue }
+                station.record(event: event.json)
+                hub.publish(seq: seq, frame: EventFrame.journaled(seq: seq, type: event.type, line: event.line))
+                if event.type != "scan" { try? feed.send(StationCommand(.status, id: Self.statusID)) }
+            case .answer(let answer):
+                if answer.type == "status" { station.record(status: answer.json) }
+            case .lost(let range):
+                log.warning("events \(range.lowerBound) to \(range.upperBound) were removed from the daemon's journal before they were read")
+            case .journalBehind(_, let newest):
+                log.warning("the daemon's journal ends at \(newest), before what the bridge had seen: its journal was replaced")
+                hub.rebase(to: newest)
+                feed.restart(since: newest)
+            case .disconnected(let error, _):
+                offline(because: error)
+            case .caughtUp:
+                break
+            }
+        }
+    }
+
+    private func offline(because error: any Error) {
+        if station.setReachable(false) {
+            log.warning("the daemon is unreachable: \(printable(String(describing: error)))")
+        }
+        hub.setOnline(false)
+    }
+}

@@ -1,6 +1,0 @@
-import Dispatch
-import POSIXSupport
-
-extension Duration {
-    var dispatchInterval: DispatchTimeInterval { .milliseconds(Int(roundedUpMilliseconds)) }
-}

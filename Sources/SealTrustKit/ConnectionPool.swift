@@ -1,0 +1,131 @@
+import Synchronization
+
+/// The connections to the API that wait between calls. A *fresh* one (opened, tunnelled, TLS done, nothing
+/// ever sent) is kept ready for the calls that are never retried, so a tap costs one round trip; connections
+/// that have served an answer serve reads only. Every connection is checked alive just before use, and none
+/// is used once it has idled `keepAlive`: the fresh one is renewed a little before, off the call's path.
+final class ConnectionPool: Sendable {
+    private struct State {
+        var fresh: [CurlConnection] = []
+        var used: [CurlConnection] = []
+        var opening = false
+        var renewal: Task<Void, Never>?
+    }
+
+    private let settings: ConnectionSettings
+    private let keepAlive: Duration
+    private let openTimeout: Duration
+    private let state = Mutex(State())
+
+    /// Enough for the calls in flight that a station makes at once; more would only hold memory.
+    private static let maximumUsed = 4
+
+    init(settings: ConnectionSettings, keepAlive: Duration, openTimeout: Duration) {
+        self.settings = settings
+        self.keepAlive = keepAlive
+        self.openTimeout = openTimeout
+        let renewal = Task.detached(priority: .utility) { [weak self] in
+            while true {
+                guard let wake = self?.nextRenewal() else { return }
+                try? await Task.sleep(until: wake, clock: .continuous)
+                guard !Task.isCancelled, let pool = self else { return }
+                pool.renewDueConnections()
+            }
+        }
+        state.withLock { $0.renewal = renewal }
+        prepareFresh()
+    }
+
+    deinit {
+        state.withLock { $0.renewal }?.cancel()
+    }
+
+    /// Blocks. A connection that has never carried a request when `fresh` is asked; otherwise a kept-alive
+    /// one first. Each is checked alive before it is handed out; when none is, one is opened now.
+    func connection(fresh: Bool, deadline: ContinuousClock.Instant) throws(TransportFailure) -> CurlConnection {
+        defer { prepareFresh() }
+        while let candidate = takeIdle(fresh: fresh) {
+            if candidate.isAlive {
+                return candidate
+            }
+        }
+        return try CurlConnection.open(settings, deadline: deadline)
+    }
+
+    /// After a whole answer on a connection the server keeps open.
+    func keep(_ connection: CurlConnection) {
+        connection.markIdle()
+        let closed = state.withLock { state -> CurlConnection? in
+            state.used.append(connection)
+            return state.used.count > Self.maximumUsed ? state.used.removeFirst() : nil
+        }
+        withExtendedLifetime(closed) {}
+    }
+
+    /// The newest idle connection of the kind asked; those idle past the keep-alive are closed, outside the lock.
+    private func takeIdle(fresh: Bool) -> CurlConnection? {
+        let now = ContinuousClock.now
+        let (taken, closed) = state.withLock { state -> (CurlConnection?, [CurlConnection]) in
+            let closed = state.fresh.filter { now - $0.idleSince >= keepAlive } + state.used.filter { now - $0.idleSince >= keepAlive }
+            state.fresh.removeAll { now - $0.idleSince >= keepAlive }
+            state.used.removeAll { now - $0.idleSince >= keepAlive }
+            if !fresh, let used = state.used.popLast() {
+                return (used, closed)
+            }
+            return (state.fresh.popLast(), closed)
+        }
+        withExtendedLifetime(closed) {}
+        return taken
+    }
+
+    private var renewAfter: Duration { keepAlive * 0.8 }
+
+    /// Opens a fresh connection on a thread of its own when none is ready (or, to renew, even if one is) and
+    /// none is being opened. Once it is ready, it replaces the fresh ones due for renewal.
+    private func prepareFresh(renewing: Bool = false) {
+        let shouldOpen = state.withLock { state in
+            guard renewing || state.fresh.isEmpty, !state.opening else { return false }
+            state.opening = true
+            return true
+        }
+        guard shouldOpen else { return }
+        BlockingThread.start { [self] in
+            let opened = try? CurlConnection.open(settings, deadline: .now + openTimeout)
+            let now = ContinuousClock.now
+            let replaced = state.withLock { state -> [CurlConnection] in
+                state.opening = false
+                guard let opened else { return [] }
+                let replaced = state.fresh.filter { now - $0.idleSince >= renewAfter }
+                state.fresh.removeAll { now - $0.idleSince >= renewAfter }
+                state.fresh.append(opened)
+                return replaced
+            }
+            withExtendedLifetime(replaced) {}
+        }
+    }
+
+    /// When the fresh connection is due for renewal, or a kept one for closing; never sooner than a tenth of
+    /// the keep-alive, so that a renewal that keeps failing (no network) is retried at that pace, not in a spin.
+    private func nextRenewal() -> ContinuousClock.Instant {
+        let soonest = ContinuousClock.now + keepAlive / 10
+        return state.withLock { state in
+            let due = state.fresh.map { $0.idleSince + renewAfter } + state.used.map { $0.idleSince + keepAlive }
+            return max(soonest, due.min() ?? .now + renewAfter)
+        }
+    }
+
+    /// Renews a fresh connection that is due, and closes kept ones past the keep-alive.
+    private func renewDueConnections() {
+        let now = ContinuousClock.now
+        let (renewalDue, closed) = state.withLock { state -> (Bool, [CurlConnection]) in
+            let closed = state.used.filter { now - $0.idleSince >= keepAlive } + state.fresh.filter { now - $0.idleSince >= keepAlive }
+            state.used.removeAll { now - $0.idleSince >= keepAlive }
+            state.fresh.removeAll { now - $0.idleSince >= keepAlive }
+            return (state.fresh.isEmpty || state.fresh.contains { now - $0.idleSince >= renewAfter }, closed)
+        }
+        withExtendedLifetime(closed) {}
+        if renewalDue {
+            prepareFresh(renewing: true)
+        }
+    }
+}

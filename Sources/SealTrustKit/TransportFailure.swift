@@ -1,0 +1,41 @@
+/// Why a request never completed, in the contract's six causes, with words an operator can act on.
+public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Cause: String, Sendable, Hashable, CaseIterable {
+        /// The API's host name did not resolve.
+        case dns
+        /// No connection to the API (refused, unreachable, no network).
+        case connect
+        /// The TLS handshake failed: certificate, host name, protocol.
+        case tls
+        /// The call's deadline passed.
+        case timeout
+        /// The proxy could not be reached or refused the tunnel.
+        case proxy
+        /// The connection broke or closed before the answer was whole.
+        case reset
+    }
+
+    public let cause: Cause
+    /// One line, control characters escaped: it may quote a server or a library.
+    public let detail: String
+
+    public init(_ cause: Cause, _ detail: String) {
+        self.cause = cause
+        self.detail = Self.escapingControlCharacters(detail)
+    }
+
+    public var description: String { "\(cause.rawValue): \(detail)" }
+
+    /// Nothing from outside reaches a log or a terminal with its control characters intact.
+    static func escapingControlCharacters(_ text: String) -> String {
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                escaped += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+}

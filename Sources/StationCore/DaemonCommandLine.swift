@@ -1,0 +1,166 @@
+import Foundation
+import StationWire
+
+/// A problem with the command line or the configuration file, already worded as the one line stderr shows.
+public struct ConfigurationError: Error, Sendable, Equatable {
+    public let message: String
+
+    /// The message quotes the file and the command line: their control characters are shown escaped.
+    init(message: String) {
+        self.message = TerminalText.escaped(message)
+    }
+}
+
+/// Reads daemon.md's command line and `key = value` configuration file into `DaemonOptions`.
+public enum DaemonCommandLine {
+    public enum Request: Sendable, Equatable {
+        case run(DaemonOptions)
+        case version
+        case help
+    }
+
+    public static let defaultConfigPath = "/etc/sealtrust-scand/scand.conf"
+
+    public static let usage = """
+        usage: sealtrust-scand [--config PATH] [--socket PATH] [--api-base URL] [--api-timeout SECONDS]
+                               [--api-proxy URL|none] [--api-ca FILE] [--api-keepalive SECONDS]
+                               [--nfc auto|none|NAME] [--camera auto|none|DEVICE|y4m:PATH]
+                               [--journal PATH] [--station ID] [--host NAME]... [--lang en|fr]
+                               [--latitude DEG --longitude DEG] [--tier TIER] [--token-file PATH]
+                               [--rescan-after SECONDS] [--scanner evdev:PATH|serial:PATH[@BAUD]]...
+                               [--scanner-keymap us|de|fr] [--max-clients N] [--client-queue BYTES]
+                               [--journal-max-bytes N] [--journal-max-age DAYS]
+                               [--log-level error|warning|info|debug] [--version] [--help]
+
+        Reads NFC tags, QR codes and handheld scanners, asks the SealTrust API for a verdict, and publishes
+        scans and verdicts on a Unix socket. The configuration file holds `key = value`
+        lines whose keys are these flags' names; a flag replaces the file's values.
+        """
+
+    /// One setting as found on the command line or in the file, with where it came from.
+    struct Setting {
+        let key: String
+        let value: String
+        let location: String
+    }
+
+    public static func parse(
+        arguments: [String],
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        fileExists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }
+    ) throws(ConfigurationError) -> Request {
+        var flags: [Setting] = []
+        var configPath: String?
+        var index = arguments.startIndex
+        while index < arguments.endIndex {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--version" { return .version }
+            if argument == "--help" || argument == "-h" { return .help }
+            guard argument.hasPrefix("--"), argument.count > 2 else {
+                throw ConfigurationError(message: "unexpected argument '\(argument)' (see --help)")
+            }
+            var name = String(argument.dropFirst(2))
+            var value: String?
+            if let equals = name.firstIndex(of: "=") {
+                value = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            guard name == "config" || ConfigurationKey(rawValue: name) != nil else {
+                throw ConfigurationError(message: "unknown option --\(name) (see --help)")
+            }
+            if value == nil {
+                guard index < arguments.endIndex else {
+                    throw ConfigurationError(message: "option --\(name) needs a value")
+                }
+                value = arguments[index]
+                index += 1
+            }
+            if name == "config" {
+                configPath = value
+            } else {
+                flags.append(Setting(key: name, value: value ?? "", location: "--\(name)"))
+            }
+        }
+
+        var fileSettings: [Setting] = []
+        if let configPath {
+            fileSettings = try readFile(configPath)
+        } else if fileExists(defaultConfigPath) {
+            fileSettings = try readFile(defaultConfigPath)
+        }
+        let keysOnCommandLine = Set(flags.map(\.key))
+        let settings = fileSettings.filter { !keysOnCommandLine.contains($0.key) } + flags
+
+        var options = DaemonOptions()
+        if let proxy = environment["HTTPS_PROXY"] ?? environment["https_proxy"], !proxy.isEmpty {
+            do {
+                options.apiProxy = try ConfigurationKey.proxyURL(proxy)
+            } catch {
+                throw ConfigurationError(message: "HTTPS_PROXY: bad value '\(proxy)': \(error.reason)")
+            }
+        }
+        options.configPath = configPath ?? (fileExists(defaultConfigPath) ? defaultConfigPath : nil)
+        var seen: [String: String] = [:]
+        for setting in settings {
+            guard let key = ConfigurationKey(rawValue: setting.key) else {
+                throw ConfigurationError(message: "\(setting.location): unknown key '\(setting.key)'")
+            }
+            if !key.isRepeatable, let first = seen[setting.key] {
+                throw ConfigurationError(message: "\(setting.location): '\(setting.key)' is already set (at \(first)) and takes one value")
+            }
+            seen[setting.key] = setting.location
+            do {
+                try key.apply(setting.value, to: &options)
+            } catch {
+                throw ConfigurationError(message: "\(setting.location): bad value '\(setting.value)' for '\(setting.key)': \(error.reason)")
+            }
+        }
+        if (options.latitude == nil) != (options.longitude == nil) {
+            let given = options.latitude == nil ? "longitude" : "latitude"
+            throw ConfigurationError(message: "\(seen[given] ?? given): latitude and longitude go together; set both or neither")
+        }
+        return .run(options)
+    }
+
+    /// The most a configuration file may hold: a few hundred lines are plenty, and /dev/zero must not be read for ever.
+    static let maximumFileBytes = 1 << 20
+
+    /// `key = value` lines; `#` starts a comment line; blank lines are skipped.
+    static func readFile(_ path: String) throws(ConfigurationError) -> [Setting] {
+        guard let data = FileHandle(forReadingAtPath: path).flatMap({ try? $0.read(upToCount: maximumFileBytes + 1) ?? Data() }) else {
+            throw ConfigurationError(message: "\(path): cannot read the configuration file: \(readFailureReason(path))")
+        }
+        guard data.count <= maximumFileBytes else {
+            throw ConfigurationError(message: "\(path): the configuration file is larger than \(maximumFileBytes >> 20) MiB")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(message: "\(path): the configuration file is not UTF-8 text")
+        }
+        var settings: [Setting] = []
+        // CR LF is one Character in Swift: split on it too, or a file saved on Windows is one long line.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+        for (offset, rawLine) in lines.enumerated() {
+            let location = "\(path):\(offset + 1)"
+            let line = rawLine.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw ConfigurationError(message: "\(location): expected 'key = value', found '\(line)'")
+            }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            guard ConfigurationKey(rawValue: key) != nil else {
+                throw ConfigurationError(message: "\(location): unknown key '\(key)'")
+            }
+            settings.append(Setting(key: key, value: value, location: location))
+        }
+        return settings
+    }
+
+    private static func readFailureReason(_ path: String) -> String {
+        var info = stat()
+        if stat(path, &info) != 0 { return String(cString: strerror(errno)) }
+        if (info.st_mode & S_IFMT) == S_IFDIR { return "it is a directory" }
+        return access(path, R_OK) == 0 ? "read failed" : String(cString: strerror(EACCES))
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import HandheldScanner
+import SealTrustKit
+
+/// Everything the command line and the configuration file can set, with daemon.md's defaults.
+public struct DaemonOptions: Sendable, Equatable {
+    public enum NFCSelection: Sendable, Equatable {
+        case auto, none
+        case matching(String)
+    }
+
+    public enum CameraSelection: Sendable, Equatable {
+        case auto, none
+        case device(String)
+        case y4m(String)
+    }
+
+    public enum Language: String, Sendable, CaseIterable { case en, fr }
+
+    public var configPath: String?
+    public var socketPath = "/run/sealtrust-scand/scand.sock"
+    public var apiBase = URL(string: "https://api.sealtrust.io")!
+    public var apiTimeout: Double = 15
+    /// The HTTP proxy the API is reached through (`CONNECT`); nil goes direct. Defaults to `HTTPS_PROXY`.
+    public var apiProxy: URL?
+    /// A private CA's PEM file, trusted instead of the system's store.
+    public var apiCAFile: String?
+    /// Seconds a connection to the API may idle before it is renewed.
+    public var apiKeepalive: Double = 20
+    public var nfc = NFCSelection.auto
+    public var camera = CameraSelection.auto
+    public var journalPath = "/var/lib/sealtrust-scand/journal"
+    public var station = DaemonOptions.hostName()
+    public var extraHosts: [String] = []
+    public var language = Language.en
+    public var latitude: Double?
+    public var longitude: Double?
+    public var tier = AccessTier.public
+    public var tokenFile: String?
+    public var rescanAfter: Double = 2
+    /// Handheld scanners, in the order given; none by default.
+    public var scanners: [ScannerSpec] = []
+    public var scannerKeymap = KeymapLayout.us
+    public var maxClients = 256
+    public var clientQueueBytes = 4_194_304
+    public var journalMaxBytes = 268_435_456
+    public var journalMaxAgeDays: Double = 90
+    public var logLevel = LogLevel.info
+
+    public init() {}
+
+    /// Coordinates are sent only when both are set.
+    public var coordinates: (latitude: Double, longitude: Double)? {
+        guard let latitude, let longitude else { return nil }
+        return (latitude, longitude)
+    }
+
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

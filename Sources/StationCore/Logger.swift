@@ -1,0 +1,86 @@
+import Foundation
+import StationWire
+import Synchronization
+
+public enum LogLevel: String, Sendable, CaseIterable, Comparable {
+    case error, warning, info, debug
+
+    var rank: Int {
+        switch self {
+        case .error: 0
+        case .warning: 1
+        case .info: 2
+        case .debug: 3
+        }
+    }
+
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// Lines for people on stderr; under journald each carries its syslog priority as `<N>`.
+///
+/// Callers never pass a token or a claim nonce: nothing secret reaches this type.
+public final class Logger: Sendable {
+    public enum Severity: Sendable {
+        case error, warning, notice, info, debug
+
+        var syslogPriority: Int {
+            switch self {
+            case .error: 3
+            case .warning: 4
+            case .notice: 5
+            case .info: 6
+            case .debug: 7
+            }
+        }
+
+        var label: String {
+            switch self {
+            case .error: "error"
+            case .warning: "warning"
+            case .notice: "notice"
+            case .info: "info"
+            case .debug: "debug"
+            }
+        }
+
+        /// Notice sits between warning and info, as in syslog.
+        func isShown(at level: LogLevel) -> Bool {
+            switch self {
+            case .error: true
+            case .warning: level >= .warning
+            case .notice, .info: level >= .info
+            case .debug: level >= .debug
+            }
+        }
+    }
+
+    private let state: Mutex<LogLevel>
+    private let underJournald: Bool
+
+    public init(level: LogLevel, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        state = Mutex(level)
+        underJournald = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
+    }
+
+    public var level: LogLevel {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+
+    public func error(_ message: @autoclosure () -> String) { write(.error, message) }
+    public func warning(_ message: @autoclosure () -> String) { write(.warning, message) }
+    public func notice(_ message: @autoclosure () -> String) { write(.notice, message) }
+    public func info(_ message: @autoclosure () -> String) { write(.info, message) }
+    public func debug(_ message: @autoclosure () -> String) { write(.debug, message) }
+
+    private func write(_ severity: Severity, _ message: () -> String) {
+        guard severity.isShown(at: level) else { return }
+        // Outside text (a reader's name, an API's detail) cannot reach the log with its control characters.
+        let text = TerminalText.escaped(message())
+        let line = underJournald
+            ? "<\(severity.syslogPriority)>\(text)\n"
+            : "sealtrust-scand: \(severity.label): \(text)\n"
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+}

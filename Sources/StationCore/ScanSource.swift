@@ -1,0 +1,52 @@
+import StationWire
+
+/// Something that reads codes: an NFC reader, a camera or a Y4M stream, and later a handheld scanner.
+///
+/// A source runs as a service of its own; it hands each report to the station core at once, from the thread that
+/// read it (the core's inbox is the one hand-off between a reader and the pipeline).
+public protocol ScanSource: Sendable {
+    /// For the log: "nfc", "qr".
+    var name: String { get }
+    /// Reads until cancelled, or until the source ends for good (a Y4M file played once).
+    func run(report: @escaping @Sendable (SourceReport) -> Void) async
+}
+
+/// What a source tells the core.
+public enum SourceReport: Sendable, Hashable {
+    /// A device's state. `replacing`: the placeholder (`nfc`, `camera`) this device now stands for.
+    case state(SourceEvent, replacing: String? = nil)
+    case scan(ScanRead)
+    case readError(ReadFailure)
+}
+
+/// One string read, exactly as read.
+public struct ScanRead: Sendable, Hashable {
+    public var raw: String
+    /// `nfc:<reader>`, `camera:<device>`, `y4m:<path>`...
+    public var source: String
+    public var medium: Medium
+    /// When the code was presented (card-present for a tag): `latency_ms` counts from here.
+    public var readAt: ContinuousClock.Instant
+
+    public init(raw: String, source: String, medium: Medium, readAt: ContinuousClock.Instant) {
+        self.raw = raw
+        self.source = source
+        self.medium = medium
+        self.readAt = readAt
+    }
+}
+
+/// A tag or code seen but not read.
+public struct ReadFailure: Sendable, Hashable {
+    public var source: String
+    public var medium: Medium
+    public var reason: ReadErrorReason
+    public var detail: String
+
+    public init(source: String, medium: Medium, reason: ReadErrorReason, detail: String) {
+        self.source = source
+        self.medium = medium
+        self.reason = reason
+        self.detail = detail
+    }
+}

@@ -1,0 +1,329 @@
+import Foundation
+import JSONCore
+import Lifecycle
+import POSIXSupport
+import ScanJournal
+import SealTrustKit
+import StationWire
+import Synchronization
+import VerdictSocket
+
+/// Joins the station's sources, the parser and the API client: one `scan` and one `verdict` per string read,
+/// every event journaled before it is published.
+///
+/// One task (`run`) takes every report, in arrival order, from the inbox that the sources' threads and the socket
+/// server feed; it classifies each string, starts its API call as a child task, and journals the `scan` while the call
+/// is out. A call's task journals its own `verdict`. Nothing else hands work between threads.
+public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
+    public let name = "station core"
+    public static let version = "0.1.0"
+    public static let clientIdentifier = "sealtrust-scand/\(version)"
+    /// API calls out at once; more scans wait for a slot, and never for one another's answers.
+    static let callsInFlightLimit = 16
+
+    /// What SIGHUP may change without a restart.
+    struct LiveSettings: Sendable {
+        var options: DaemonOptions
+        var client: SealTrustClient
+        var texts: ScreenTexts
+        var messages: StationMessages
+    }
+
+    private enum Work: Sendable {
+        case report(SourceReport)
+        /// A client's `verify`: the string exactly as given.
+        case manual(raw: String, requestID: JSON?, client: ClientID)
+        case callEnded
+        case stop
+    }
+
+    /// A scan whose verdict needs the API.
+    private struct Call: Sendable {
+        let scanned: ScannedCode
+        let read: ScanRead
+        let scanID: String
+        let requestID: JSON?
+        let requester: ClientID?
+        let live: LiveSettings
+        let order: VerdictOrder
+    }
+
+    private let inbox = ThreadBridge<Work>()
+    private let log: EventLog
+    private let logger: Logger
+    private let tokens: TokenStore
+    private let sources = SourceRegistry()
+    private let counters = StationCounters()
+    private let settings: Mutex<LiveSettings>
+    private let startedAt = ContinuousClock.now
+    private let lastStatusLine = Mutex("")
+    private let onStatusChange: @Sendable (String) -> Void
+
+    public init(options: DaemonOptions, journal: Journal, publisher: any EventPublisher, logger: Logger, tokens: TokenStore,
+                onStatusChange: @escaping @Sendable (String) -> Void) {
+        self.logger = logger
+        self.tokens = tokens
+        self.onStatusChange = onStatusChange
+        log = EventLog(journal: journal, publisher: publisher, logger: logger)
+        settings = Mutex(Self.liveSettings(for: options, tokens: tokens))
+    }
+
+    private static func liveSettings(for options: DaemonOptions, tokens: TokenStore) -> LiveSettings {
+        let configuration = SealTrustConfiguration(
+            baseURL: options.apiBase, timeout: options.apiTimeout, clientIdentifier: clientIdentifier,
+            extraHosts: options.extraHosts, accessTokenProvider: { tokens.token() },
+            proxy: options.apiProxy, caFile: options.apiCAFile, keepAlive: options.apiKeepalive)
+        return LiveSettings(
+            options: options,
+            client: SealTrustClient(configuration: configuration),
+            texts: options.language == .fr ? .french : .english,
+            messages: .forLanguage(options.language))
+    }
+
+    private var live: LiveSettings { settings.withLock { $0 } }
+
+    // MARK: Sources
+
+    /// The service that runs `source` into this core.
+    public func service(for source: any ScanSource) -> any Service {
+        SourceService(source: source, core: self)
+    }
+
+    /// Takes a source's report; callable from any thread.
+    public func receive(_ report: SourceReport) {
+        inbox.send(.report(report))
+    }
+
+    // MARK: The loop
+
+    /// Takes reports until stopped, then lets the calls in flight finish.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            var callsInFlight = 0
+            var waiting: [Call] = []
+            var stopping = false
+            for await work in inbox.elements {
+                switch work {
+                case .report(.state(let event, let replacing)):
+                    sourceChanged(event, replacing: replacing)
+                case .report(.readError(let failure)):
+                    readFailed(failure)
+                case .report(.scan(let read)):
+                    take(read, requestID: nil, requester: nil, stopping: stopping, callsInFlight: &callsInFlight,
+                         waiting: &waiting, group: &group)
+                case .manual(let raw, let requestID, let client):
+                    let read = ScanRead(raw: raw, source: "manual", medium: .manual, readAt: .now)
+                    take(read, requestID: requestID, requester: client, stopping: stopping, callsInFlight: &callsInFlight,
+                         waiting: &waiting, group: &group)
+                case .callEnded:
+                    if waiting.isEmpty {
+                        callsInFlight -= 1
+                    } else {
+                        start(waiting.removeFirst(), in: &group)
+                    }
+                case .stop:
+                    stopping = true
+                }
+                if stopping && callsInFlight == 0 && waiting.isEmpty { break }
+            }
+        }
+    }
+
+    /// Asks `run` to take no more scans and to return once every scan taken has its verdict.
+    public func stopGracefully() {
+        inbox.send(.stop)
+    }
+
+    // MARK: Scans
+
+    /// Journals the `scan` (in arrival order) and answers it: at once when no call is needed, else by a call started
+    /// before the scan's write (they run side by side), or queued while `callsInFlightLimit` calls are out.
+    private func take(_ read: ScanRead, requestID: JSON?, requester: ClientID?, stopping: Bool, callsInFlight: inout Int,
+                      waiting: inout [Call], group: inout DiscardingTaskGroup) {
+        guard !stopping else {
+            logger.info("scan from \(read.source) ignored: the daemon is stopping")
+            return
+        }
+        let live = live
+        let scanned = ScannedCode(raw: read.raw, extraHosts: live.options.extraHosts)
+        let scanID = UUID().uuidString.lowercased()
+        counters.countScan()
+        logger.info("scan \(scanID) from \(read.source): \(scanned.kind.rawValue)")
+        let scan = StationEvent.scan(scanned.event(scanID: scanID, source: read.source, medium: read.medium, raw: read.raw,
+                                                   requestID: requestID))
+        guard scanned.needsCall else {
+            log.record(scan, requester: requester)
+            let verdict = scanned.kind == .foreign
+                ? Verdict(foreignWith: live.texts)
+                : Verdict(chip: ScanOutcome.from(SealTrustError.invalidScanAddress), texts: live.texts)
+            log.record(.verdict(conclude(verdict, scanID: scanID, read: read, requestID: requestID)), requester: requester)
+            publishStatusLine()
+            return
+        }
+        let call = Call(scanned: scanned, read: read, scanID: scanID, requestID: requestID, requester: requester, live: live,
+                        order: VerdictOrder())
+        if callsInFlight < Self.callsInFlightLimit {
+            callsInFlight += 1
+            start(call, in: &group)
+        } else {
+            waiting.append(call)
+        }
+        log.record(scan, requester: requester)
+        if let early = call.order.scanWritten() {
+            log.record(.verdict(early), requester: requester)
+        }
+    }
+
+    /// Makes the call in a child task, which journals the verdict unless the scan's write is still going on.
+    private func start(_ call: Call, in group: inout DiscardingTaskGroup) {
+        group.addTask {
+            let verdict = await self.verdict(for: call)
+            let event = self.conclude(verdict, scanID: call.scanID, read: call.read, requestID: call.requestID)
+            if call.order.verdictReady(event) { self.log.record(.verdict(event), requester: call.requester) }
+            self.publishStatusLine()
+            self.inbox.send(.callEnded)
+        }
+    }
+
+    /// One call, and a chip URL exactly once: never resent on our own.
+    private func verdict(for call: Call) async -> Verdict {
+        let live = call.live
+        switch call.scanned {
+        case .chip(let proof):
+            let position = live.options.coordinates
+            do {
+                let verification = try await live.client.verifyScan(proof, latitude: position?.latitude, longitude: position?.longitude)
+                return Verdict(chip: ScanOutcome.from(verification), texts: live.texts)
+            } catch {
+                return Verdict(chip: ScanOutcome.from(error), texts: live.texts)
+            }
+        case .printedSerial(let printed):
+            do {
+                return Verdict(passport: try await live.client.passport(identifier: printed.serial, tier: live.options.tier),
+                               ofModel: false, texts: live.texts)
+            } catch {
+                return Verdict(passportError: error, texts: live.texts, messages: live.messages)
+            }
+        case .productReference(let gtin):
+            do {
+                return Verdict(passport: try await live.client.referencePassport(gtin: gtin), ofModel: true, texts: live.texts)
+            } catch {
+                return Verdict(passportError: error, texts: live.texts, messages: live.messages)
+            }
+        case .chipWithoutProof, .foreign:
+            preconditionFailure("answered without a call")
+        }
+    }
+
+    /// Counts and logs the verdict and returns its event.
+    private func conclude(_ verdict: Verdict, scanID: String, read: ScanRead, requestID: JSON?) -> VerdictEvent {
+        let latencyMilliseconds = (ContinuousClock.now - read.readAt).wholeMilliseconds
+        counters.count(verdict)
+        if verdict.isAPIError {
+            logger.warning("verdict \(scanID): \(verdict.logSummary) in \(latencyMilliseconds) ms")
+        } else {
+            logger.info("verdict \(scanID): \(verdict.logSummary) in \(latencyMilliseconds) ms")
+        }
+        return verdict.event(scanID: scanID, source: read.source, medium: read.medium, requestID: requestID,
+                             latencyMilliseconds: latencyMilliseconds)
+    }
+
+    // MARK: Source states and read errors
+
+    private func sourceChanged(_ event: SourceEvent, replacing placeholder: String?) {
+        if let placeholder { sources.forget(id: placeholder) }
+        guard sources.update(event) else { return }
+        logger.notice("source \(event.id) \(event.state.rawValue): \(event.detail)")
+        log.record(.source(event))
+        publishStatusLine()
+    }
+
+    private func readFailed(_ failure: ReadFailure) {
+        logger.warning("read error on \(failure.source): \(failure.reason.rawValue): \(failure.detail)")
+        let message = live.messages.readError(reason: failure.reason)
+        log.record(.readError(ReadErrorEvent(source: failure.source, medium: failure.medium, reason: failure.reason,
+                                             detail: failure.detail, message: message)))
+    }
+
+    // MARK: VerdictServerDelegate
+
+    public func helloFields() -> [(String, JSON)] {
+        [
+            ("version", .string(Self.version)), ("station", .string(live.options.station)),
+            ("sources", sources.json), ("last_seq", .int(Int64(log.lastSeq))),
+        ]
+    }
+
+    public func statusFields() -> [(String, JSON)] {
+        let uptime = ContinuousClock.now - startedAt
+        return [
+            ("version", .string(Self.version)), ("uptime_s", .int(uptime.components.seconds)), ("sources", sources.json),
+            ("counters", counters.json), ("last_seq", .int(Int64(log.lastSeq))),
+        ]
+    }
+
+    /// A manual scan: the string exactly as the client gave it.
+    public func verify(raw: String, requestID: JSON?, from client: ClientID) {
+        inbox.send(.manual(raw: raw, requestID: requestID, client: client))
+    }
+
+    // MARK: Configuration
+
+    /// Applies what can change live and names what needs a restart.
+    public func reconfigure(_ options: DaemonOptions) -> [String] {
+        let previous = live.options
+        var needsRestart: [String] = []
+        if options.socketPath != previous.socketPath { needsRestart.append("socket") }
+        if options.journalPath != previous.journalPath { needsRestart.append("journal") }
+        if options.nfc != previous.nfc { needsRestart.append("nfc") }
+        if options.camera != previous.camera { needsRestart.append("camera") }
+        if options.rescanAfter != previous.rescanAfter { needsRestart.append("rescan-after") }
+        if options.scanners != previous.scanners { needsRestart.append("scanner") }
+        if options.scannerKeymap != previous.scannerKeymap { needsRestart.append("scanner-keymap") }
+        if options.maxClients != previous.maxClients { needsRestart.append("max-clients") }
+        if options.clientQueueBytes != previous.clientQueueBytes { needsRestart.append("client-queue") }
+        if options.journalMaxBytes != previous.journalMaxBytes { needsRestart.append("journal-max-bytes") }
+        if options.journalMaxAgeDays != previous.journalMaxAgeDays { needsRestart.append("journal-max-age") }
+        let fresh = Self.liveSettings(for: options, tokens: tokens)
+        settings.withLock { $0 = fresh }
+        publishStatusLine()
+        return needsRestart
+    }
+
+    /// The systemd `STATUS=` text: readers, camera, handheld scanners (when any), scans so far, last API error.
+    public var statusLine: String {
+        let all = sources.all
+        let readers = all.filter { $0.medium == .nfc && $0.id != "nfc" && $0.state == .ready }.count
+        let camera = all.first { $0.medium == .qr }.map { "\($0.id) \($0.state.rawValue)" } ?? "no camera"
+        var line = "\(readers) reader\(readers == 1 ? "" : "s") ready, \(camera), "
+        let scanners = all.filter { $0.medium == .hid || $0.medium == .serial }
+        if !scanners.isEmpty {
+            let ready = scanners.filter { $0.state == .ready }.count
+            line += "\(ready) of \(scanners.count) scanner\(scanners.count == 1 ? "" : "s") ready, "
+        }
+        line += "\(counters.scans) scan\(counters.scans == 1 ? "" : "s")"
+        if let lastError = counters.lastAPIError { line += ", last API error: \(lastError)" }
+        return line
+    }
+
+    private func publishStatusLine() {
+        let line = statusLine
+        let changed = lastStatusLine.withLock { last in
+            defer { last = line }
+            return last != line
+        }
+        if changed { onStatusChange(line) }
+    }
+}
+
+/// A source run as a service, reporting into the core.
+struct SourceService: Service {
+    let source: any ScanSource
+    let core: StationCore
+
+    var name: String { "\(source.name) source" }
+
+    func run() async {
+        await source.run(report: core.receive)
+    }
+}

@@ -1,0 +1,70 @@
+/// The command line of outputs.md's `sealtrust-mqtt`.
+struct BridgeOptions: Sendable {
+    enum Command: Sendable {
+        case bridge
+        case watch
+        case help
+        case version
+    }
+
+    var command = Command.bridge
+    var socketPath = "/run/sealtrust-scand/scand.sock"
+    var url: BrokerAddress?
+    var topicPrefix = "sealtrust"
+    var credentialsPath: String?
+    var caFile: String?
+    var certificate: String?
+    var key: String?
+    var stateDirectory = "/var/lib/sealtrust-mqtt"
+
+    static let usage = """
+        usage: sealtrust-mqtt [--socket PATH] --url mqtt://HOST[:PORT]|mqtts://HOST[:PORT] [--topic-prefix P]
+                              [--credentials FILE] [--ca FILE] [--cert FILE --key FILE] [--state-dir DIR]
+                              [--version] [--help]
+               sealtrust-mqtt watch --url URL [--topic-prefix P] [--credentials FILE] [--ca FILE] [--cert FILE --key FILE]
+        """
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> BridgeOptions {
+        var options = BridgeOptions()
+        var rest = arguments[...]
+        if rest.first == "watch" {
+            options.command = .watch
+            rest = rest.dropFirst()
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--help", "-h": return BridgeOptions(command: .help)
+            case "--version": return BridgeOptions(command: .version)
+            default: break
+            }
+            let (name, inline) = argument.split(separator: "=", maxSplits: 1).map(String.init).pair
+            guard name.hasPrefix("--") else { throw UsageError("unexpected argument '\(argument.printable)' (see --help)") }
+            guard let value = inline ?? rest.popFirst() else { throw UsageError("\(name) needs a value") }
+            switch name {
+            case "--url": options.url = try BrokerAddress(parsing: value)
+            case "--topic-prefix":
+                guard !value.isEmpty, !value.contains("+"), !value.contains("#"), !value.hasSuffix("/"),
+                      value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }), value.utf8.count <= 200
+                else { throw UsageError("--topic-prefix must be a topic without +, # or a trailing /") }
+                options.topicPrefix = value
+            case "--credentials": options.credentialsPath = value
+            case "--ca": options.caFile = value
+            case "--cert": options.certificate = value
+            case "--key": options.key = value
+            case "--socket" where options.command == .bridge: options.socketPath = value
+            case "--state-dir" where options.command == .bridge: options.stateDirectory = value
+            default: throw UsageError("unknown option \(name.printable) (see --help)")
+            }
+        }
+        guard let url = options.url else { throw UsageError("--url is required (see --help)") }
+        guard (options.certificate == nil) == (options.key == nil) else { throw UsageError("--cert and --key go together") }
+        if !url.usesTLS && (options.caFile != nil || options.certificate != nil) {
+            throw UsageError("--ca, --cert and --key need an mqtts:// URL")
+        }
+        return options
+    }
+}
+
+extension Array where Element == String {
+    fileprivate var pair: (String, String?) { (self.first ?? "", count > 1 ? self[1] : nil) }
+}

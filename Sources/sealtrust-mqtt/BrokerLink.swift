@@ -1,0 +1,274 @@
+import CMosquitto
+import Foundation
+import StationClient
+import Synchronization
+
+/// The connection to the broker, on a thread of its own that blocks in libmosquitto.
+///
+/// Each session uses a new libmosquitto instance with a clean session: what was in
+/// flight when a connection died is not resent by the library but read again from the
+/// daemon's journal by the bridge, so the bridge alone decides what goes out, in order.
+/// Attempts wait `ReconnectBackoff` (1 s doubling to 60 s, with jitter), reset after a
+/// CONNACK. An MQTT 5 CONNECT refused for its protocol version is retried at once as 3.1.1.
+final class BrokerLink: Sendable {
+    private struct Live: Sendable {
+        var handle: MosquittoHandle?
+        var session = 0
+        var ready = false
+    }
+
+    let settings: BrokerSettings
+    private let observer: any BrokerObserver
+    private let live = Mutex(Live())
+    private let stopping = Atomic<Bool>(false)
+    private let finished = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    private let done = Atomic<Bool>(false)
+
+    init(settings: BrokerSettings, observer: any BrokerObserver) {
+        self.settings = settings
+        self.observer = observer
+    }
+
+    func start() {
+        Thread { [self] in
+            try? "mqtt-link".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+            run()
+            done.store(true, ordering: .sequentiallyConsistent)
+            finished.withLock { $0.take() }?.resume()
+        }.start()
+    }
+
+    enum Publication {
+        case queued(mid: Int32, session: Int)
+        /// No accepted session now: wait for the next one.
+        case notConnected
+        /// libmosquitto refused the message itself (too large for the broker, a topic it rejects).
+        case refused(MosquittoError)
+    }
+
+    /// Queues a QoS 1 message on the accepted session.
+    func publish(topic: String, payload: String, retain: Bool) -> Publication {
+        let bytes = Array(payload.utf8)
+        return live.withLock { live -> Publication in
+            guard live.ready, let handle = live.handle else { return .notConnected }
+            do throws(MosquittoError) {
+                let mid = try handle.publish(topic: topic, payload: bytes, qos: 1, retain: retain)
+                return .queued(mid: mid, session: live.session)
+            } catch {
+                let lostConnection = [MOSQ_ERR_NO_CONN, MOSQ_ERR_CONN_LOST].map { Int32($0.rawValue) }.contains(error.code)
+                return lostConnection ? .notConnected : .refused(error)
+            }
+        }
+    }
+
+    /// Publishes `finalStatus` (retained) if connected, disconnects cleanly (so the will is not sent), and ends the thread.
+    func stop() async {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        await withCheckedContinuation { continuation in
+            let already = finished.withLock { waiting -> Bool in
+                if done.load(ordering: .sequentiallyConsistent) { return true }
+                waiting = continuation
+                return false
+            }
+            if already { continuation.resume() }
+        }
+    }
+
+    private var isStopping: Bool { stopping.load(ordering: .relaxed) }
+
+    private func run() {
+        var backoff = ReconnectBackoff()
+        var version = Int32(MQTT_PROTOCOL_V5)
+        var session = 0
+        while !isStopping {
+            session += 1
+            let context = SessionContext(session: session, protocolVersion: version, observer: observer)
+            let outcome = withExtendedLifetime(context) { runSession(session, version: version, context: context) }
+            switch outcome {
+            case .stopped:
+                return
+            case .protocolRefused where version == Int32(MQTT_PROTOCOL_V5):
+                version = Int32(MQTT_PROTOCOL_V311)
+                LogLine.notice("the broker does not speak MQTT 5; using MQTT 3.1.1")
+                continue
+            case .protocolRefused:
+                let wait = backoff.next()
+                observer.brokerUnavailable(reason: "the broker refused MQTT 3.1.1 too", retryIn: wait)
+                pause(for: wait)
+            case .failed(let reason, let accepted):
+                if accepted { backoff.reset() }
+                let wait = backoff.next()
+                observer.brokerUnavailable(reason: reason, retryIn: wait)
+                pause(for: wait)
+            }
+        }
+    }
+
+    private enum SessionOutcome {
+        case stopped
+        case protocolRefused
+        case failed(reason: String, accepted: Bool)
+    }
+
+    private func runSession(_ session: Int, version: Int32, context: SessionContext) -> SessionOutcome {
+        guard let handle = MosquittoHandle(clientID: settings.clientID, context: Unmanaged.passUnretained(context).toOpaque()) else {
+            return .failed(reason: "libmosquitto could not make a client (out of memory)", accepted: false)
+        }
+        context.install(on: handle, link: self)
+        do {
+            try handle.setProtocol(version: version)
+            try handle.setNoDelay()
+            if let credentials = settings.credentials { try handle.setCredentials(user: credentials.user, password: credentials.password) }
+            if settings.address.usesTLS {
+                try handle.setTLS(caFile: settings.caFile, certificate: settings.certificate, key: settings.key)
+            }
+            if let willTopic = settings.willTopic { try handle.setWill(topic: willTopic, payload: BrokerSettings.offlinePayload) }
+        } catch {
+            return .failed(reason: "cannot set up the MQTT client (\(error); check --ca, --cert and --key)", accepted: false)
+        }
+        live.withLock { $0 = Live(handle: handle, session: session, ready: false) }
+        defer { live.withLock { $0 = Live(handle: nil, session: session, ready: false) } }
+        do {
+            try handle.connect(host: settings.address.host, port: settings.address.port, keepalive: settings.keepaliveSeconds)
+        } catch {
+            return .failed(reason: "cannot connect to \(settings.address): \(context.explain(error))", accepted: false)
+        }
+        let started = ContinuousClock.now
+        while true {
+            if isStopping {
+                closeCleanly(handle, context: context)
+                return .stopped
+            }
+            do {
+                try handle.loop(milliseconds: 250)
+            } catch {
+                if let refusal = context.refusal { return refused(refusal) }
+                let accepted = context.accepted
+                let what = accepted ? "lost the connection to \(settings.address)" : "no answer to CONNECT from \(settings.address)"
+                return .failed(reason: "\(what): \(context.explain(error))", accepted: accepted)
+            }
+            if let refusal = context.refusal { return refused(refusal) }
+            if !context.accepted && ContinuousClock.now - started > settings.connackTimeout {
+                return .failed(reason: "\(settings.address) accepted the connection but sent no CONNACK within \(settings.connackTimeout)", accepted: false)
+            }
+        }
+    }
+
+    private func refused(_ code: Int32) -> SessionOutcome {
+        if code == Int32(CONNACK_REFUSED_PROTOCOL_VERSION.rawValue) || code == Int32(MQTT_RC_UNSUPPORTED_PROTOCOL_VERSION.rawValue) {
+            return .protocolRefused
+        }
+        let words = code < 128 ? String(cString: mosquitto_connack_string(code)) : String(cString: mosquitto_reason_string(code))
+        return .failed(reason: "\(settings.address) refused the connection: \(words) (code \(code))", accepted: false)
+    }
+
+    /// The offline status, its PUBACK (up to 2 s), then DISCONNECT: a clean stop leaves no will behind.
+    private func closeCleanly(_ handle: MosquittoHandle, context: SessionContext) {
+        guard context.accepted else { return }
+        if let willTopic = settings.willTopic,
+           case .queued(let mid, _) = publish(topic: willTopic, payload: BrokerSettings.offlinePayload, retain: true) {
+            context.awaitAcknowledgement(of: mid)
+            let deadline = ContinuousClock.now + .seconds(2)
+            while !context.finalAcknowledged && ContinuousClock.now < deadline {
+                if (try? handle.loop(milliseconds: 100)) == nil { return }
+            }
+        }
+        live.withLock { $0.ready = false }
+        handle.disconnect()
+        _ = try? handle.loop(milliseconds: 100)
+    }
+
+    /// Sleeps in slices of 100 ms, so that a stop is seen soon.
+    private func pause(for duration: Duration) {
+        let deadline = ContinuousClock.now + duration
+        while !isStopping && ContinuousClock.now < deadline {
+            let left = deadline - ContinuousClock.now
+            Thread.sleep(forTimeInterval: min(0.1, Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18))
+        }
+    }
+
+    /// Called by the session's callbacks on this thread.
+    fileprivate func accepted(session: Int, version: Int32) {
+        live.withLock { if $0.session == session { $0.ready = true } }
+        observer.brokerConnected(session: session, protocolVersion: version)
+    }
+}
+
+/// What one session's callbacks learn, read by the link's thread; the callbacks run on that same thread.
+private final class SessionContext: Sendable {
+    private struct State {
+        var accepted = false
+        var refusal: Int32?
+        var lastLibraryError: String?
+        var finalMid: Int32?
+        var finalAcknowledged = false
+        weak var link: BrokerLink?
+    }
+
+    let session: Int
+    let protocolVersion: Int32
+    let observer: any BrokerObserver
+    private let state = Mutex(State())
+
+    init(session: Int, protocolVersion: Int32, observer: any BrokerObserver) {
+        self.session = session
+        self.protocolVersion = protocolVersion
+        self.observer = observer
+    }
+
+    var accepted: Bool { state.withLock { $0.accepted } }
+    var refusal: Int32? { state.withLock { $0.refusal } }
+    var finalAcknowledged: Bool { state.withLock { $0.finalAcknowledged } }
+
+    func awaitAcknowledgement(of mid: Int32) {
+        state.withLock { $0.finalMid = mid }
+    }
+
+    /// A failure in words, with what libmosquitto logged (OpenSSL's reason for a TLS failure).
+    func explain(_ error: MosquittoError) -> String {
+        guard let logged = state.withLock({ $0.lastLibraryError }) else { return error.description }
+        return "\(error.description) (\(logged))"
+    }
+
+    static func from(_ pointer: UnsafeMutableRawPointer?) -> SessionContext? {
+        pointer.map { Unmanaged<SessionContext>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    func install(on handle: MosquittoHandle, link: BrokerLink) {
+        state.withLock { $0.link = link }
+        mosquitto_connect_v5_callback_set(handle.pointer) { mosq, context, code, _, _ in
+            guard let context = SessionContext.from(context) else { return }
+            guard code == 0 else {
+                context.state.withLock { $0.refusal = code }
+                return
+            }
+            let link = context.state.withLock { state -> BrokerLink? in
+                state.accepted = true
+                return state.link
+            }
+            link?.accepted(session: context.session, version: context.protocolVersion)
+            if let pattern = link?.settings.subscription, let mosq {
+                mosquitto_subscribe(mosq, nil, pattern, 1)
+            }
+        }
+        mosquitto_publish_v5_callback_set(handle.pointer) { _, context, mid, reason, _ in
+            guard let context = SessionContext.from(context) else { return }
+            let isFinal = context.state.withLock { state -> Bool in
+                guard state.finalMid == mid else { return false }
+                state.finalAcknowledged = true
+                return true
+            }
+            if !isFinal { context.observer.brokerAcknowledged(mid: mid, session: context.session, reasonCode: reason) }
+        }
+        mosquitto_message_v5_callback_set(handle.pointer) { _, context, message, _ in
+            guard let context = SessionContext.from(context), let message = message?.pointee, let topic = message.topic else { return }
+            let payload = message.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(message.payloadlen))) } ?? []
+            context.observer.brokerMessage(topic: String(cString: topic), payload: payload)
+        }
+        mosquitto_log_callback_set(handle.pointer) { _, context, level, text in
+            guard let context = SessionContext.from(context), let text, level & Int32(MOSQ_LOG_ERR) != 0 else { return }
+            let line = String(cString: text).printable
+            context.state.withLock { $0.lastLibraryError = String(line.prefix(300)) }
+        }
+    }
+}

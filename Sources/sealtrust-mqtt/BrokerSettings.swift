@@ -1,0 +1,31 @@
+/// How to reach the broker and what to leave there if the connection dies.
+struct BrokerSettings: Sendable {
+    let address: BrokerAddress
+    let clientID: String
+    let credentials: Credentials?
+    let caFile: String?
+    let certificate: String?
+    let key: String?
+    /// The retained `{"state":"offline"}` the broker publishes when the connection dies (nil: no will).
+    let willTopic: String?
+    /// Subscribed at each connection (the `watch` command).
+    let subscription: String?
+    /// The broker pings within this many seconds; a dead TCP connection is found within 1.5 times it.
+    let keepaliveSeconds: Int32 = 30
+    /// A broker that accepted TCP but has not answered CONNECT within this is given up.
+    let connackTimeout: Duration = .seconds(10)
+
+    static let offlinePayload = #"{"state":"offline"}"#
+}
+
+/// What the broker link reports, on its own thread.
+protocol BrokerObserver: Sendable {
+    /// The broker accepted session `session`: publishing may begin.
+    func brokerConnected(session: Int, protocolVersion: Int32)
+    /// The PUBACK of `mid` (reason code 0 unless an MQTT 5 broker refused the message).
+    func brokerAcknowledged(mid: Int32, session: Int, reasonCode: Int32)
+    /// The connection failed or ended; the next attempt follows after `retryIn`.
+    func brokerUnavailable(reason: String, retryIn: Duration)
+    /// A message on the subscription.
+    func brokerMessage(topic: String, payload: [UInt8])
+}

@@ -1,0 +1,178 @@
+import Synchronization
+
+/// The events published but not yet acknowledged, at most `capacity` of them, and the
+/// acknowledged seq: the highest seq such that it and every seq before it have a PUBACK.
+final class PublishWindow: Sendable {
+    enum Admission: Equatable {
+        case publish
+        /// A session ended with events unacknowledged: follow the daemon again from this seq.
+        case resend(from: UInt64)
+        case stopped
+    }
+
+    private struct Flight {
+        let seq: UInt64
+        var acknowledged: Bool
+    }
+
+    private struct State {
+        var flights: [Flight] = []
+        var head = 0
+        var index: [Int32: Int] = [:]
+        /// PUBACKs whose publish was not recorded yet (the broker can answer before `record` runs).
+        var earlyAcknowledgements: Set<Int32> = []
+        /// Messages that are not events (the status): their PUBACK moves nothing.
+        var others: Set<Int32> = []
+        var acknowledgedSeq: UInt64
+        var publishedSeq: UInt64
+        var session = 0
+        var ready = false
+        var needsResend = false
+        var waiter: CheckedContinuation<Admission, Never>?
+        var count: Int { flights.count - head }
+    }
+
+    let capacity: Int
+    private let state: Mutex<State>
+
+    init(capacity: Int, acknowledgedSeq: UInt64) {
+        self.capacity = capacity
+        state = Mutex(State(acknowledgedSeq: acknowledgedSeq, publishedSeq: acknowledgedSeq))
+    }
+
+    var acknowledgedSeq: UInt64 { state.withLock { $0.acknowledgedSeq } }
+    var inFlight: Int { state.withLock { $0.count } }
+
+    /// A session was accepted. What the last one left unacknowledged is gone with its libmosquitto instance.
+    func sessionStarted(_ session: Int) {
+        let admitted = state.withLock { state -> (CheckedContinuation<Admission, Never>, Admission)? in
+            state.session = session
+            state.ready = true
+            if state.publishedSeq > state.acknowledgedSeq { state.needsResend = true }
+            state.flights.removeAll()
+            state.head = 0
+            state.index.removeAll()
+            state.earlyAcknowledgements.removeAll()
+            state.others.removeAll()
+            return takeAdmittedWaiter(&state)
+        }
+        admitted.map { $0.0.resume(returning: $0.1) }
+    }
+
+    func sessionEnded() {
+        state.withLock { $0.ready = false }
+    }
+
+    /// Waits until the broker is connected and the window has room.
+    func admit() async -> Admission {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Admission, Never>) in
+                let ready = state.withLock { state -> Admission? in
+                    if Task.isCancelled { return .stopped }
+                    if canAdmit(state) { return Self.admission(&state) }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            state.withLock { $0.waiter.take() }?.resume(returning: .stopped)
+        }
+    }
+
+    /// An event handed to libmosquitto on `session` as message `mid`.
+    func record(seq: UInt64, mid: Int32, session: Int) {
+        state.withLock { state in
+            state.publishedSeq = seq
+            guard session == state.session else {
+                state.needsResend = true
+                return
+            }
+            let acknowledged = state.earlyAcknowledgements.remove(mid) != nil
+            state.index[mid] = state.flights.count
+            state.flights.append(Flight(seq: seq, acknowledged: acknowledged))
+            if acknowledged { Self.advance(&state) }
+        }
+    }
+
+    /// A message that is not an event (the status) handed to libmosquitto.
+    func recordOther(mid: Int32, session: Int) {
+        state.withLock { state in
+            guard session == state.session, state.earlyAcknowledgements.remove(mid) == nil else { return }
+            state.others.insert(mid)
+        }
+    }
+
+    /// Seqs removed by the daemon's retention: nothing to wait for up to `seq`.
+    func skip(through seq: UInt64) {
+        state.withLock { state in
+            state.publishedSeq = max(state.publishedSeq, seq)
+            state.flights.append(Flight(seq: seq, acknowledged: true))
+            Self.advance(&state)
+        }
+    }
+
+    /// The daemon's journal started again below what was acknowledged: count from `seq`.
+    func rebase(to seq: UInt64) {
+        state.withLock { state in
+            state.flights.removeAll()
+            state.head = 0
+            state.index.removeAll()
+            state.acknowledgedSeq = seq
+            state.publishedSeq = seq
+            state.needsResend = false
+        }
+    }
+
+    /// A PUBACK; returns the event's seq when it was one.
+    @discardableResult
+    func acknowledge(mid: Int32, session: Int) -> UInt64? {
+        let (seq, admitted) = state.withLock { state -> (UInt64?, (CheckedContinuation<Admission, Never>, Admission)?) in
+            guard session == state.session else { return (nil, nil) }
+            if state.others.remove(mid) != nil { return (nil, nil) }
+            guard let position = state.index.removeValue(forKey: mid) else {
+                state.earlyAcknowledgements.insert(mid)
+                return (nil, nil)
+            }
+            state.flights[position].acknowledged = true
+            let seq = state.flights[position].seq
+            Self.advance(&state)
+            return (seq, takeAdmittedWaiter(&state))
+        }
+        admitted.map { $0.0.resume(returning: $0.1) }
+        return seq
+    }
+
+    private func canAdmit(_ state: State) -> Bool {
+        state.ready && (state.needsResend || state.count < capacity)
+    }
+
+    private func takeAdmittedWaiter(_ state: inout State) -> (CheckedContinuation<Admission, Never>, Admission)? {
+        guard state.waiter != nil, canAdmit(state), let waiter = state.waiter.take() else { return nil }
+        return (waiter, Self.admission(&state))
+    }
+
+    private static func admission(_ state: inout State) -> Admission {
+        guard state.needsResend else { return .publish }
+        state.needsResend = false
+        state.publishedSeq = state.acknowledgedSeq
+        return .resend(from: state.acknowledgedSeq)
+    }
+
+    private static func advance(_ state: inout State) {
+        while state.head < state.flights.count, state.flights[state.head].acknowledged {
+            state.acknowledgedSeq = state.flights[state.head].seq
+            state.head += 1
+        }
+        if state.head == state.flights.count {
+            state.flights.removeAll(keepingCapacity: true)
+            state.head = 0
+            state.index.removeAll(keepingCapacity: true)
+        } else if state.head >= 4_096 {
+            state.flights.removeFirst(state.head)
+            let shift = state.head
+            state.index = state.index.mapValues { $0 - shift }
+            state.head = 0
+        }
+    }
+}

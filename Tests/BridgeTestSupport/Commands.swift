@@ -1,0 +1,62 @@
+import Foundation
+
+/// Runs a tool to its end; throws with its output when it fails.
+@discardableResult
+public func runTool(_ executable: String, _ arguments: [String], in directory: String? = nil) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let text = String(decoding: data, as: UTF8.self)
+    guard process.terminationStatus == 0 else {
+        throw BridgeHarnessError("\(executable) \(arguments.joined(separator: " ")) failed: \(text)")
+    }
+    return text
+}
+
+/// A loopback TCP port nobody listens on now (bound to port 0, then released).
+public func freeLoopbackPort() throws -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+            guard bind(descriptor, pointer, length) == 0 else { return -1 }
+            return getsockname(descriptor, pointer, &length)
+        }
+    }
+    guard bound == 0 else { throw BridgeHarnessError("cannot bind a loopback port: \(String(cString: strerror(errno)))") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// Whether something accepts TCP connections on the loopback `port`.
+public func loopbackPortAccepts(_ port: Int) -> Bool {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+}
+
+/// Checks `condition` every 20 ms until it holds; throws `failure` after `timeout`.
+public func waitUntil(_ failure: @autoclosure () -> String, timeout: Duration, _ condition: () throws -> Bool) throws {
+    let deadline = ContinuousClock.now + timeout
+    while try !condition() {
+        guard ContinuousClock.now < deadline else { throw BridgeHarnessError("\(failure()) (after \(timeout))") }
+        usleep(20_000)
+    }
+}

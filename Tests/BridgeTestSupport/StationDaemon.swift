@@ -1,0 +1,101 @@
+import Foundation
+import Glibc
+import SystemdTestSupport
+import TestSupport
+
+public struct BridgeHarnessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A scratch folder under `base` (on /dev/shm the journal's fdatasync costs nothing, so thousands of events come fast).
+public func makeScratchDirectory(base: String = "/tmp", prefix: String = "bridge-test") throws -> String {
+    var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { throw BridgeHarnessError("mkdtemp: \(String(cString: strerror(errno)))") }
+    return String(cString: made)
+}
+
+/// The built `sealtrust-scand` with no reader, no camera and no API: `verify` of a foreign code
+/// makes a `scan` and a `verdict` without any network call, so tests make events as fast as it journals.
+public final class StationDaemon: Sendable {
+    public let directory: String
+    public let socketPath: String
+    public let station: String
+    private let process: SupervisedProcess
+
+    public init(station: String = "dock-7", directory: String? = nil, extra: [String] = []) throws {
+        self.directory = try directory ?? makeScratchDirectory(base: "/dev/shm", prefix: "station")
+        self.station = station
+        socketPath = self.directory + "/scand.sock"
+        let arguments = ["--socket", socketPath, "--journal", self.directory + "/journal", "--nfc", "none", "--camera", "none",
+                         "--station", station, "--log-level", "warning"] + extra
+        process = try SupervisedProcess(executable: builtProduct("sealtrust-scand"), arguments: arguments)
+        try waitUntilListening()
+    }
+
+    public var pid: pid_t { process.pid }
+    public var standardError: String { process.standardError }
+
+    private func waitUntilListening(timeout: Duration = .seconds(20)) throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let client = try? RawLineClient(path: socketPath) {
+                _ = try? client.readLine(timeout: .seconds(5))
+                return
+            }
+            if hasExited {
+                throw BridgeHarnessError("the daemon exited at start: \(process.standardError)")
+            }
+            usleep(10_000)
+        }
+        throw BridgeHarnessError("the daemon did not listen within \(timeout): \(process.standardError)")
+    }
+
+    /// Whether the process is gone or a zombie (SupervisedProcess reaps it only when asked to wait).
+    public var hasExited: Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8) else { return true }
+        return stat.split(separator: ")").last?.dropFirst().first == "Z"
+    }
+
+    /// Stops with SIGTERM, as systemd would; the journal stays for a restart in the same folder.
+    @discardableResult
+    public func stop() -> Int32? {
+        process.signal(SIGTERM)
+        return process.waitForExit(timeout: .seconds(15))
+    }
+
+    /// Scans `count` foreign codes through `verify` on one connection: `2 × count` journaled events.
+    /// Returns once the daemon answered the last verdict.
+    public func scanForeignCodes(_ count: Int, tag: String = "burst", timeout: Duration = .seconds(120)) throws {
+        let client = try RawLineClient(path: socketPath)
+        _ = try client.readLine(timeout: .seconds(5))
+        try client.send(#"{"cmd":"watch","events":[]}"#)
+        var batch = ""
+        for index in 0..<count {
+            batch += #"{"cmd":"verify","id":"\#(tag)-\#(index)","raw":"FOREIGN-\#(tag)-\#(index)"}"# + "\n"
+            if batch.utf8.count > 32_768 || index == count - 1 {
+                try client.send(String(batch.dropLast()))
+                batch = ""
+            }
+        }
+        let deadline = ContinuousClock.now + timeout
+        var verdicts = 0
+        while verdicts < count {
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero, let line = try client.readLine(timeout: remaining) else {
+                throw BridgeHarnessError("only \(verdicts) of \(count) verdicts within \(timeout)")
+            }
+            if line.hasPrefix(#"{"type":"verdict""#) { verdicts += 1 }
+        }
+    }
+
+    /// The newest seq the daemon journaled, from a fresh `hello`.
+    public func lastSeq() throws -> UInt64 {
+        let client = try RawLineClient(path: socketPath)
+        guard let hello = try client.readLine(timeout: .seconds(5)),
+              let range = hello.range(of: #""last_seq":"#),
+              let value = UInt64(hello[range.upperBound...].prefix { $0.isNumber })
+        else { throw BridgeHarnessError("no hello with last_seq") }
+        return value
+    }
+}

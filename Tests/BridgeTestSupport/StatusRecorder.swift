@@ -1,0 +1,36 @@
+import Foundation
+import Synchronization
+import SystemdTestSupport
+
+/// Reads a NotifyListener all the time, as systemd does (a reader that lags would block the
+/// service's sd_notify once the datagram queue is full), and keeps every STATUS= it saw.
+public final class StatusRecorder: Sendable {
+    public let listener: NotifyListener
+    private let state = Shared()
+
+    private final class Shared: Sendable {
+        let statuses = Mutex<[String]>([])
+        let running = Atomic<Bool>(true)
+    }
+
+    public init() throws {
+        listener = try NotifyListener(form: .path)
+        Thread { [listener, state] in
+            while state.running.load(ordering: .relaxed) {
+                if let status = listener.receive(timeout: .milliseconds(100))?.assignments["STATUS"] {
+                    state.statuses.withLock { $0.append(status) }
+                }
+            }
+        }.start()
+    }
+
+    deinit {
+        state.running.store(false, ordering: .relaxed)
+    }
+
+    public var last: String { state.statuses.withLock { $0.last ?? "" } }
+
+    public func waitFor(_ text: String, timeout: Duration) throws {
+        try waitUntil("no STATUS= with '\(text)'; the last was '\(last)'", timeout: timeout) { last.contains(text) }
+    }
+}

@@ -1,0 +1,56 @@
+@testable import KioskBridge
+import Testing
+
+/// The bridge's pieces that stand between outside text and a screen, a log or a scraper.
+struct BridgePartsTests {
+    @Test func optionsFollowTheManPage() throws {
+        #expect(try KioskOptions.parse([]) == .run(KioskOptions()))
+        guard case .run(let options) = try KioskOptions.parse(["--listen", "[::1]:9000", "--lang", "fr", "--hold", "3", "--socket", "/tmp/s"]) else {
+            Issue.record("not a run")
+            return
+        }
+        #expect(options.listen.description == "[::1]:9000" && options.listen.isIPv6)
+        #expect(options.language == .fr && options.holdSeconds == 3 && options.socketPath == "/tmp/s")
+        #expect(throws: KioskOptions.Invalid.self) { try KioskOptions.parse(["--hold", "0"]) }
+        #expect(throws: KioskOptions.Invalid.self) { try KioskOptions.parse(["--hold", "3601"]) }
+        #expect(throws: KioskOptions.Invalid.self) { try KioskOptions.parse(["--listen", "localhost:80"]) }
+        #expect(throws: KioskOptions.Invalid.self) { try KioskOptions.parse(["--listen", "127.0.0.1:70000"]) }
+        #expect(throws: KioskOptions.Invalid.self) { try KioskOptions.parse(["--lang", "de"]) }
+        #expect(try KioskOptions.parse(["--version"]) == .version)
+    }
+
+    @Test func outsideTextIsMadeHarmless() {
+        #expect(KioskPage.htmlEscaped("<b a=\"x\">&'\u{7}") == "&lt;b a=&quot;x&quot;&gt;&amp;&#39;")
+        #expect(Exposition.escapedLabel("ACS \"ACR\" 1\\2\nx\u{1}y") == "ACS \\\"ACR\\\" 1\\\\2\\nxy")
+        #expect(printable("reader\u{1B}[31m\n") == "reader\\u{1B}[31m\\n")
+        let frame = String(decoding: EventFrame.journaled(seq: 7, type: "verdict", line: "{\"a\":\r\n1}"), as: UTF8.self)
+        #expect(frame == "id: 7\nevent: verdict\ndata: {\"a\":  1}\n\n", "a line break never starts a new field")
+        let odd = String(decoding: EventFrame.journaled(seq: 8, type: "x\ny", line: "{}"), as: UTF8.self)
+        #expect(odd == "id: 8\nevent: message\ndata: {}\n\n")
+    }
+
+    @Test func aLastEventIDIsASeqOrNothing() {
+        #expect(KioskRoutes.seq("1041") == 1041)
+        #expect(KioskRoutes.seq("") == nil && KioskRoutes.seq("-1") == nil && KioskRoutes.seq("1e3") == nil)
+        #expect(KioskRoutes.seq("99999999999999999999") == nil, "beyond UInt64")
+        #expect(KioskRoutes.seq(" 12") == nil)
+    }
+
+    @Test func thePageCarriesNothingFromElsewhere() {
+        let page = KioskPage.document(language: .fr, holdSeconds: 5)
+        #expect(page.contains("<html lang=\"fr\" data-hold=\"5\">"))
+        #expect(!page.contains("http://") && !page.contains("https://") && !page.contains("src="), "no external assets")
+        #expect(page.contains("aria-live=\"assertive\""))
+        #expect(!page.contains("innerHTML"), "text from the daemon goes in as text")
+    }
+
+    @Test func theHistogramCountsEachVerdictInItsBuckets() {
+        var histogram = LatencyHistogram()
+        histogram.record(milliseconds: 40)
+        histogram.record(milliseconds: 700)
+        histogram.record(milliseconds: -5)
+        #expect(histogram.total == 2)
+        #expect(histogram.counts[LatencyHistogram.bounds.firstIndex(of: 0.05)!] == 1)
+        #expect(histogram.counts.last == 2)
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import KioskHarness
+import JSONCore
+import StationClient
+import Testing
+
+/// The kiosk page in headless Chromium, fed by the real daemon over the bridge: what a buyer sees for each verdict.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct KioskPageTests {
+    /// The page's own words that a test checks, per language.
+    static let words: [String: [String: String]] = [
+        "en": ["sealIntact": "Seal intact: never opened", "sealOpenedDegraded": "Seal opened: the brand lowers the trust shown",
+               "theft": "Reported stolen", "offline": "Station offline", "idle": "Tap a tag or show a code", "area": "Scanned near "],
+        "fr": ["sealIntact": "Scellé intact : jamais ouvert", "sealOpenedDegraded": "Scellé ouvert : la marque réduit la confiance affichée",
+               "theft": "Signalé volé", "offline": "Station hors ligne", "idle": "Présentez une étiquette ou un code", "area": "Scanné près de "],
+    ]
+
+    struct Expected {
+        let name: String
+        let outcome: String
+        let tone: String
+        var seal = "none"
+        var theft = false
+        var product = false
+        var area = false
+    }
+
+    @Test(arguments: ["en", "fr"])
+    func everyVerdictClassShowsWhatTheBuyerMustSee(language: String) async throws {
+        let words = try #require(Self.words[language])
+        let rig = try StationRig(language: language, hold: 30)
+        let browser = try Chromium()
+        let page = try await browser.open(rig.pageURL)
+        let idle = try await page.waitForOutcome("idle")
+        #expect(idle.message == words["idle"])
+        #expect(idle.live == "assertive", "the verdict region is announced by screen readers")
+        let station = try await rig.connect()
+        defer { station.close() }
+
+        let authentic = try rig.mint("authentic", counter: 20)
+        let genuine = try rig.mint("spare-a", counter: 20)
+        let tampered = String(genuine.dropLast()) + (genuine.hasSuffix("0") ? "1" : "0")
+        let cases: [(Expected, () async throws -> String)] = [
+            (Expected(name: "authentic-intact", outcome: "authentic", tone: "good", seal: "intact", product: true), { authentic }),
+            (Expected(name: "authentic-opened-degrade", outcome: "authentic", tone: "neutral", seal: "opened-degraded", product: true),
+             { try rig.mint("seal-opened-degrade", counter: 20) }),
+            (Expected(name: "authentic-theft", outcome: "authentic", tone: "alert", seal: "intact", theft: true, product: true),
+             { try rig.mint("stolen", counter: 20) }),
+            (Expected(name: "replay", outcome: "replay", tone: "alert"), { authentic }),
+            (Expected(name: "invalid-signature", outcome: "invalid_signature", tone: "alert"), { tampered }),
+            (Expected(name: "never-registered", outcome: "never_registered", tone: "neutral", area: true),
+             { try rig.mint("never-registered", counter: 20) }),
+            (Expected(name: "identified", outcome: "identified", tone: "good", product: true), { "https://sealtrust.io/p/SN-00042" }),
+            (Expected(name: "not-sealtrust", outcome: "not_sealtrust", tone: "neutral"), { "https://id.gs1.org/01/09506000134352" }),
+            (Expected(name: "failure", outcome: "failure", tone: "neutral"), {
+                try await rig.api.fault(path: "/scans/verify", status: 503, count: 1)
+                return try rig.mint("spare-b", counter: 20)
+            }),
+        ]
+        for (index, (expected, raw)) in cases.enumerated() {
+            let (_, verdict) = try await verify(try await raw(), on: station, id: "\(language)-\(index)")
+            #expect(verdict["outcome"]?.stringValue == expected.outcome, "\(expected.name): \(verdict.encoded())")
+            let seq = try #require(verdict["seq"]?.integerValue)
+            let screen = try await page.waitForSeq(seq)
+            try await page.screenshot(to: testOutputDirectory() + "/\(language)-\(expected.name).png")
+            #expect(screen.outcome == expected.outcome, "\(expected.name): \(screen)")
+            #expect(screen.message == verdict["message"]?.stringValue, "\(expected.name): the daemon's sentence, whole: \(screen)")
+            #expect(screen.tone == expected.tone, "\(expected.name): \(screen)")
+            #expect(screen.seal == expected.seal, "\(expected.name): \(screen)")
+            switch expected.seal {
+            case "intact": #expect(screen.sealText == words["sealIntact"])
+            case "opened-degraded": #expect(screen.sealText == words["sealOpenedDegraded"])
+            default: #expect(screen.sealText == "", "\(expected.name): no information is never shown as a seal: \(screen)")
+            }
+            #expect(screen.theft == (expected.theft ? "reported" : "none"), "\(expected.name): \(screen)")
+            #expect(screen.theftText == (expected.theft ? words["theft"] : ""), "\(expected.name): \(screen)")
+            if expected.product {
+                let name = try #require(verdict["product_name"]?.stringValue)
+                #expect(screen.product.hasPrefix(name), "\(expected.name): \(screen)")
+            } else {
+                #expect(screen.product == "")
+            }
+            if expected.area, let city = verdict["scan_area"]?["city"]?.stringValue {
+                #expect(screen.area.hasPrefix(words["area"]!) && screen.area.contains(city), "\(expected.name): \(screen)")
+            } else {
+                #expect(screen.area == "")
+            }
+        }
+
+        try station.send(StationCommand(.watch(["read_error"]), id: "watch"))
+        try rig.showUnreadableCode()
+        var readError: JSON?
+        while readError == nil, let message = await station.next() {
+            if message.type == "read_error" { readError = message.json }
+        }
+        let error = try #require(readError)
+        let screen = try await page.waitForSeq(try #require(error["seq"]?.integerValue))
+        try await page.screenshot(to: testOutputDirectory() + "/\(language)-read-error.png")
+        #expect(screen.outcome == "read_error")
+        #expect(screen.message == error["message"]?.stringValue && !screen.message.isEmpty, "\(screen)")
+        #expect(screen.seal == "none" && screen.theft == "none" && screen.tone == "neutral")
+    }
+
+    @Test func theVerdictGoesBackToIdleAfterHold() async throws {
+        let rig = try StationRig(hold: 2)
+        let browser = try Chromium()
+        let page = try await browser.open(rig.pageURL)
+        _ = try await page.waitForOutcome("idle")
+        let station = try await rig.connect()
+        defer { station.close() }
+        let (_, verdict) = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "hold")
+        _ = try await page.waitForSeq(try #require(verdict["seq"]?.integerValue))
+        let shown = ContinuousClock.now
+        let idle = try await page.waitForOutcome("idle", timeout: .seconds(6))
+        let held = ContinuousClock.now - shown
+        #expect(held >= .milliseconds(1_700) && held <= .milliseconds(3_500), "held for \(held), asked 2 s")
+        #expect(idle.message == "Tap a tag or show a code" && idle.product == "")
+    }
+
+    @Test func aStoppedDaemonShowsStationOfflineAndTheNextVerdictComesWithoutReload() async throws {
+        let rig = try StationRig(hold: 30)
+        let browser = try Chromium()
+        let page = try await browser.open(rig.pageURL)
+        _ = try await page.waitForOutcome("idle")
+        try await page.evaluate("window.sameDocument = 'yes'")
+
+        rig.stopDaemon()
+        let offline = try await page.waitForOutcome("offline")
+        #expect(offline.message == "Station offline")
+        try await page.screenshot(to: testOutputDirectory() + "/en-station-offline.png")
+        let health = try httpGet(port: rig.kiosk.port, path: "/healthz")
+        #expect(health.status == 503 && health.body.contains("daemon unreachable"))
+
+        try rig.startDaemon()
+        _ = try await page.waitForOutcome("idle", timeout: .seconds(20))
+        let station = try await rig.connect()
+        defer { station.close() }
+        let (_, verdict) = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "back")
+        let screen = try await page.waitForSeq(try #require(verdict["seq"]?.integerValue))
+        #expect(screen.outcome == "identified")
+        #expect(try await page.evaluate("window.sameDocument").stringValue == "yes", "the page was not reloaded")
+        #expect(rig.kiosk.isRunning)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import KioskHarness
+import JSONCore
+import StationClient
+import Testing
+
+/// `/metrics` and `/healthz`: the daemon's `status` in Prometheus text format.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct MetricsTests {
+    /// The samples of an exposition, `name{labels}` to value; throws on a line the format does not allow.
+    static func samples(_ text: String) throws -> [String: Double] {
+        var samples: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " ") else { throw BrowserError("no value in \(line)") }
+            let key = String(line[..<space])
+            let valueText = line[line.index(after: space)...]
+            guard let value = valueText == "+Inf" ? Double.infinity : Double(valueText) else { throw BrowserError("bad value in \(line)") }
+            let name = key.prefix { $0 != "{" }
+            guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == ":" }), !name.isEmpty else {
+                throw BrowserError("bad metric name in \(line)")
+            }
+            samples[key] = value
+        }
+        return samples
+    }
+
+    @Test func theCountersMatchStatusAfterAMixedRunAndPassPromtool() async throws {
+        let rig = try StationRig()
+        let station = try await rig.connect()
+        defer { station.close() }
+        let authentic = try rig.mint("authentic", counter: 30)
+        _ = try await verify(authentic, on: station, id: "1")
+        _ = try await verify(authentic, on: station, id: "2")
+        _ = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "3")
+        _ = try await verify("https://id.gs1.org/01/09506000134352", on: station, id: "4")
+        try await rig.api.fault(path: "/scans/verify", status: 503, count: 1)
+        _ = try await verify(try rig.mint("spare-b", counter: 30), on: station, id: "5")
+        try rig.showUnreadableCode()
+
+        // The daemon's own account, once the read error is in.
+        try station.send(StationCommand(.watch(["read_error"]), id: "w"))
+        while let message = await station.next(), message.type != "read_error" {}
+        try station.send(StationCommand(.status, id: "s"))
+        var status: JSON?
+        while status == nil, let message = await station.next() {
+            if message.type == "status" { status = message.json }
+        }
+        let counters = try #require(status?["counters"])
+
+        // The bridge asks for status after each event: wait until its numbers are the daemon's.
+        var text = ""
+        var samples: [String: Double] = [:]
+        let deadline = ContinuousClock.now + .seconds(15)
+        repeat {
+            let answer = try httpGet(port: rig.kiosk.port, path: "/metrics")
+            #expect(answer.status == 200 && answer.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+            text = answer.body
+            samples = try Self.samples(text)
+            if samples["sealtrust_verdicts_total{outcome=\"failure\"}"] == 1 && samples["sealtrust_read_errors_total{reason=\"invalid_utf8\"}"] == 1 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        } while ContinuousClock.now < deadline
+
+        for (outcome, count) in counters["verdicts"]?.objectValue ?? [] {
+            #expect(samples["sealtrust_verdicts_total{outcome=\"\(outcome)\"}"] == Double(count.integerValue ?? -1), "\(outcome)\n\(text)")
+        }
+        #expect(samples["sealtrust_verdicts_total{outcome=\"authentic\"}"] == 1)
+        #expect(samples["sealtrust_verdicts_total{outcome=\"replay\"}"] == 1)
+        let scans = samples.filter { $0.key.hasPrefix("sealtrust_scans_total{") }.values.reduce(0, +)
+        #expect(scans == Double(counters["scans"]?.integerValue ?? -1), "\(text)")
+        #expect(samples["sealtrust_scans_total{medium=\"manual\"}"] == 5)
+        #expect(samples["sealtrust_api_errors_total"] == Double(counters["api_errors"]?.integerValue ?? -1))
+        #expect(samples["sealtrust_read_errors_total{reason=\"invalid_utf8\"}"] == 1)
+        #expect(samples["sealtrust_verdict_latency_seconds_count"] == 5)
+        #expect(samples["sealtrust_verdict_latency_seconds_bucket{le=\"+Inf\"}"] == 5)
+        #expect(samples["sealtrust_up"] == 1)
+        #expect(samples["sealtrust_build_info{version=\"0.1.0\"}"] == 1)
+        #expect((samples["sealtrust_clients"] ?? 0) >= 2, "this test's client and the bridge")
+        #expect((samples["sealtrust_journal_last_seq"] ?? 0) >= 11)
+        #expect(samples.keys.contains { $0.hasPrefix("sealtrust_source_up{id=\"y4m:") })
+
+        let promtool = Process()
+        promtool.executableURL = URL(fileURLWithPath: "/usr/bin/promtool")
+        promtool.arguments = ["check", "metrics"]
+        let input = Pipe()
+        let output = Pipe()
+        promtool.standardInput = input
+        promtool.standardOutput = output
+        promtool.standardError = output
+        try promtool.run()
+        input.fileHandleForWriting.write(Data(text.utf8))
+        try input.fileHandleForWriting.close()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        promtool.waitUntilExit()
+        #expect(promtool.terminationStatus == 0, "promtool check metrics: \(said)")
+
+        let health = try httpGet(port: rig.kiosk.port, path: "/healthz")
+        #expect(health.status == 200)
+        let body = try JSON.parse(health.body.trimmingCharacters(in: .newlines))
+        #expect(body["status"]?.stringValue == "ok" && body["daemon"]?.stringValue == "reachable")
+        #expect(body["sources"]?.arrayValue?.isEmpty == false)
+    }
+}

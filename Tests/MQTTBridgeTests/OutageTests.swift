@@ -1,0 +1,104 @@
+import BridgeTestSupport
+import Foundation
+import Glibc
+import JSONCore
+import ScanJournal
+import SystemdTestSupport
+import Testing
+
+/// What the issue demands take time: the broker is away 30 s, so the first test runs about a minute.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct OutageTests {
+    @Test func aBrokerStoppedFor30SecondsDuringABurstOf2000ScansLosesNothing() async throws {
+        let broker = try MosquittoBroker()
+        let daemon = try StationDaemon()
+        let subscriber = try Subscriber(broker: broker)
+        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let status = try StatusRecorder()
+        let bridge = try BridgeProcess(daemon: daemon, broker: broker, stateDirectory: state, notify: status.listener)
+
+        let burst = Task.detached { try daemon.scanForeignCodes(2_000, tag: "burst") }
+        try subscriber.waitForEvents(through: 400, timeout: .seconds(30))
+        broker.stop()
+        let stoppedAt = ContinuousClock.now
+        // The station is unaffected: the burst ends while the broker is away, and a client's verify still answers.
+        try await burst.value
+        #expect(ContinuousClock.now - stoppedAt < .seconds(30))
+        let verifyStarted = ContinuousClock.now
+        try daemon.scanForeignCodes(1, tag: "during")
+        #expect(ContinuousClock.now - verifyStarted < .seconds(1))
+        try status.waitFor("degraded: broker", timeout: .seconds(10))
+        let remaining = Duration.seconds(30) - (ContinuousClock.now - stoppedAt)
+        if remaining > .zero { try await Task.sleep(for: remaining) }
+        try broker.start()
+
+        try subscriber.waitForEvents(through: 4_002, timeout: .seconds(90))
+        let counts = checkOrderAndGaps(subscriber.eventSeqs, through: 4_002)
+        print("broker outage: \(counts.repeats) repeats in \(counts.runs) run(s) after the reconnect")
+        #expect(counts.runs <= 1)
+        #expect(counts.repeats <= 1_000)
+        #expect(bridge.log.contains("connected to \(broker.url)"))
+        bridge.stop()
+    }
+
+    @Test func aBridgeKilledWhileDrainingA10000EventBacklogResumesWithNoGap() throws {
+        let broker = try MosquittoBroker()
+        let daemon = try StationDaemon()
+        try daemon.scanForeignCodes(5_000, tag: "backlog")
+        let subscriber = try Subscriber(broker: broker)
+        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let first = try BridgeProcess(daemon: daemon, broker: broker, stateDirectory: state)
+        // Killed mid-drain, once the bridge has saved a seq: a kill before its first save would test nothing.
+        try waitUntil("the drain did not start, or no seq was saved", timeout: .seconds(30)) {
+            subscriber.readNew()
+            return subscriber.eventSeqs.count >= 3_000 && BridgeProcess.savedSeq(in: state) != nil
+        }
+        first.kill9()
+        subscriber.readNew()
+        let beforeCrash = subscriber.eventSeqs.max() ?? 0
+        let saved = try #require(BridgeProcess.savedSeq(in: state))
+        #expect(saved > 0 && saved <= beforeCrash)
+        #expect(beforeCrash < 10_000, "the drain ended before the kill: nothing was tested")
+        let second = try BridgeProcess(daemon: daemon, broker: broker, stateDirectory: state)
+        try subscriber.waitForEvents(through: 10_000, timeout: .seconds(60))
+        let counts = checkOrderAndGaps(subscriber.eventSeqs, through: 10_000)
+        print("bridge crash at seq \(beforeCrash), saved \(saved): \(counts.repeats) repeats")
+        #expect(counts.runs <= 1)
+        #expect(second.log.contains("from seq \(saved + 1)"))
+        second.stop()
+    }
+
+    @Test func afterAnOutageOf100000EventsAllArePublishedAndTheBridgeStaysSmall() throws {
+        let broker = try MosquittoBroker()
+        let first = try StationDaemon()
+        let subscriber = try Subscriber(broker: broker)
+        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let bridge = try BridgeProcess(daemon: first, broker: broker, stateDirectory: state)
+        try first.scanForeignCodes(5, tag: "before")
+        try subscriber.waitForEvents(through: 10, timeout: .seconds(20))
+        broker.stop()
+        // 100,000 events while the broker is away, written straight into the daemon's journal while it is
+        // stopped (fast), then served by the real daemon again.
+        #expect(first.stop() == 0)
+        let journal = try Journal(path: first.directory + "/journal")
+        for index in 0..<100_000 {
+            _ = try journal.append(type: index % 2 == 0 ? "scan" : "verdict",
+                                   fields: [("source", "manual"), ("raw", .string("FOREIGN-outage-\(index / 2)")), ("code", "foreign")])
+        }
+        journal.close()
+        let second = try StationDaemon(directory: first.directory)
+        let idle = bridge.residentBytes
+        try broker.start()
+        var peak = bridge.residentBytes
+        try waitUntil("not all 100,010 events arrived", timeout: .seconds(150)) {
+            peak = max(peak, bridge.residentBytes)
+            subscriber.readNew()
+            return subscriber.distinctEvents.count >= 100_010
+        }
+        _ = checkOrderAndGaps(subscriber.eventSeqs, through: 100_010)
+        print("long outage: resident \(idle / 1_048_576) MiB before the drain, at most \(peak / 1_048_576) MiB during it")
+        #expect(peak < 64 * 1_048_576)
+        bridge.stop()
+        second.stop()
+    }
+}

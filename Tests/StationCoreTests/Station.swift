@@ -1,0 +1,104 @@
+import Foundation
+import JSONCore
+import ScanJournal
+import StationCore
+import TestSupport
+import VerdictSocket
+
+/// What the core published, in order, as the protocol's JSON.
+final class RecordingPublisher: EventPublisher {
+    let events: AsyncStream<(JSON, ClientID?)>
+    private let continuation: AsyncStream<(JSON, ClientID?)>.Continuation
+
+    init() {
+        (events, continuation) = AsyncStream.makeStream(of: (JSON, ClientID?).self)
+    }
+
+    func publish(_ event: JournaledEvent, requester: ClientID?) {
+        continuation.yield(((try? JSON.parse(event.line)) ?? .null, requester))
+    }
+}
+
+struct StationTestFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// The events a running core publishes, read one at a time.
+struct PublishedEvents {
+    private var iterator: AsyncStream<(JSON, ClientID?)>.Iterator
+    /// Everything read so far, in order.
+    private(set) var all: [JSON] = []
+
+    init(_ publisher: RecordingPublisher) {
+        iterator = publisher.events.makeAsyncIterator()
+    }
+
+    /// The next event that matches; the suite's time limit bounds the wait.
+    mutating func next(where matches: (JSON) -> Bool) async throws -> JSON {
+        while let (event, _) = await iterator.next() {
+            all.append(event)
+            if matches(event) { return event }
+        }
+        throw StationTestFailure(description: "the core stopped publishing; saw \(all.map { $0.encoded() })")
+    }
+
+    mutating func next(_ type: String) async throws -> JSON {
+        try await next { $0["type"] == .string(type) }
+    }
+
+    /// The scan and the verdict of the next scan from `source`.
+    mutating func scanAndVerdict(source: String = "manual") async throws -> (scan: JSON, verdict: JSON) {
+        let scan = try await next { $0["type"] == "scan" && $0["source"] == .string(source) }
+        let verdict = try await next { $0["type"] == "verdict" && $0["scan_id"] == scan["scan_id"] }
+        return (scan, verdict)
+    }
+}
+
+/// One station core in this process, journaling into a scratch folder, against the sandbox API when given one.
+struct Station {
+    let core: StationCore
+    let journal: Journal
+    let directory: String
+    let statusLines: AsyncStream<String>
+
+    /// The sandbox every test of the process shares; each test resets it first.
+    static let sharedAPI = Result { try SandboxAPI.start() }
+
+    static func options(api: SandboxAPI?, directory: String) -> DaemonOptions {
+        var options = DaemonOptions()
+        options.nfc = .none
+        options.camera = .none
+        options.journalPath = directory + "/journal"
+        options.station = "test-bench"
+        options.apiTimeout = 10
+        if let api { options.apiBase = api.baseURL }
+        return options
+    }
+
+    /// Runs a core for `body`, then stops it gracefully and waits for it; returns what `body` returned.
+    static func run<Result: Sendable>(
+        api: SandboxAPI?, adjusting adjust: (inout DaemonOptions) -> Void = { _ in },
+        _ body: (Station, inout PublishedEvents) async throws -> Result
+    ) async throws -> Result {
+        let directory = NSTemporaryDirectory() + "station-core-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var options = options(api: api, directory: directory)
+        adjust(&options)
+        let journal = try Journal(path: options.journalPath)
+        defer { journal.close() }
+        let publisher = RecordingPublisher()
+        let logger = Logger(level: .warning, environment: [:])
+        let (statusLines, statusContinuation) = AsyncStream.makeStream(of: String.self)
+        let core = StationCore(options: options, journal: journal, publisher: publisher, logger: logger,
+                               tokens: TokenStore(path: nil, logger: logger)) { statusContinuation.yield($0) }
+        let station = Station(core: core, journal: journal, directory: directory, statusLines: statusLines)
+        var events = PublishedEvents(publisher)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await core.run() }
+            let result = try await body(station, &events)
+            core.stopGracefully()
+            try await group.waitForAll()
+            return result
+        }
+    }
+}

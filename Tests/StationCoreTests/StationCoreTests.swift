@@ -1,0 +1,212 @@
+import Foundation
+import JSONCore
+import StationCore
+import StationWire
+import Testing
+import TestSupport
+import VerdictSocket
+
+/// Every rule of the station core, in this process, against the sandbox API: no pcscd, no daemon binary.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct StationCoreTests {
+    let client = ClientID(rawValue: 1)
+
+    func sandbox() async throws -> SandboxAPI {
+        let api = try Station.sharedAPI.get()
+        try await api.reset()
+        return api
+    }
+
+    @Test(arguments: [
+        ("https://sealtrust.io/p/SN-00042", "printed_serial", "identity", "identified"),
+        ("https://id.sealtrust.io/01/03701234567890", "product_reference", "model", "identified"),
+        ("WIFI:S:guest;T:WPA;P:secret;;", "foreign", nil, "not_sealtrust"),
+        ("https://sealtrust.io/c?picc_data=EF963FF7828658A5", "chip", "presence", "unreadable_link"),
+    ] as [(String, String, String?, String)])
+    func aStringIsClassifiedAndAnswered(_ raw: String, _ code: String, _ proves: String?, _ outcome: String) async throws {
+        let api = try await sandbox()
+        try await Station.run(api: api) { station, events in
+            station.core.verify(raw: raw, requestID: "r", from: client)
+            let (scan, verdict) = try await events.scanAndVerdict()
+            #expect(scan["raw"] == .string(raw), "the string as given, byte for byte")
+            #expect(scan["code"] == .string(code))
+            #expect(scan["proves"] == proves.map(JSON.string))
+            #expect(scan["medium"] == "manual" && scan["request_id"] == "r")
+            #expect(verdict["outcome"] == .string(outcome), "\(verdict.encoded())")
+            #expect(verdict["request_id"] == "r")
+            #expect((verdict["seq"]?.integerValue ?? 0) > (scan["seq"]?.integerValue ?? 0))
+        }
+    }
+
+    @Test func aForeignCodeOrAChipLinkWithoutProofIsAnsweredWithoutACall() async throws {
+        let api = try await sandbox()
+        try await Station.run(api: api) { station, events in
+            for raw in ["plain text", "https://other-brand.example/p/1", "https://sealtrust.io/c?picc_data=EF963FF7828658A5"] {
+                station.core.verify(raw: raw, requestID: nil, from: client)
+                _ = try await events.scanAndVerdict()
+            }
+        }
+        #expect(try await api.requests().isEmpty)
+    }
+
+    @Test func eachChipScanIsOneCallCarryingTheURLByteForByte() async throws {
+        let api = try await sandbox()
+        let urls = [try await api.tap(chip: "authentic"), try await api.tap(chip: "stolen")]
+        try await Station.run(api: api) { station, events in
+            for url in urls {
+                station.core.receive(.scan(ScanRead(raw: url, source: "nfc:Reader A", medium: .nfc, readAt: .now)))
+                let (scan, verdict) = try await events.scanAndVerdict(source: "nfc:Reader A")
+                #expect(scan["medium"] == "nfc" && scan["raw"] == .string(url))
+                #expect(verdict["outcome"] == "authentic")
+                #expect(verdict["latency_ms"]?.integerValue != nil)
+            }
+        }
+        let calls = try await api.requests().filter { $0.path == "/scans/verify" }
+        #expect(calls.count == 2)
+        #expect(zip(calls, urls).allSatisfy { call, url in (try? JSON.parse(call.body)["url"]) == .string(url) })
+    }
+
+    @Test func theVerdictFollowsEachAPIAnswer() async throws {
+        let api = try await sandbox()
+        let authentic = try await api.tap(chip: "seal-opened")
+        let stolen = try await api.tap(chip: "stolen")
+        let unregistered = try await api.tap(chip: "never-registered")
+        let failing = try await api.tap(chip: "authentic")
+        try await Station.run(api: api) { station, events in
+            station.core.verify(raw: authentic, requestID: nil, from: client)
+            let sealed = try await events.scanAndVerdict().verdict
+            #expect(sealed["outcome"] == "authentic" && sealed["seal"] == .object([("status", "opened"), ("policy", "inform")]))
+            #expect(sealed["theft_reported"] == false)
+
+            station.core.verify(raw: stolen, requestID: nil, from: client)
+            let theft = try await events.scanAndVerdict().verdict
+            #expect(theft["outcome"] == "authentic" && theft["theft_reported"] == true, "a theft report never passes as fine")
+
+            station.core.verify(raw: authentic, requestID: nil, from: client)
+            let replayed = try await events.scanAndVerdict().verdict
+            #expect(replayed["outcome"] == "replay")
+
+            station.core.verify(raw: unregistered, requestID: nil, from: client)
+            let unregistered = try await events.scanAndVerdict().verdict
+            #expect(unregistered["outcome"] == "never_registered")
+
+            try await api.fault(path: "/scans/verify", status: 503, body: #"{"detail":"down for a moment"}"#, count: 1)
+            station.core.verify(raw: failing, requestID: nil, from: client)
+            let failure = try await events.scanAndVerdict().verdict
+            #expect(failure["outcome"] == "failure")
+            #expect(failure["error"] == .object([("kind", "api"), ("http_status", 503), ("detail", "down for a moment")]))
+
+            try await api.fault(path: "/passport/SN-00042", status: 404, body: #"{"detail":"no such product"}"#, count: 1)
+            station.core.verify(raw: "https://sealtrust.io/p/SN-00042", requestID: nil, from: client)
+            let notFound = try await events.scanAndVerdict().verdict
+            #expect(notFound["outcome"] == "not_found")
+        }
+    }
+
+    @Test func atMostSixteenCallsAreOutAndTheRestWaitTheirTurn() async throws {
+        let api = try await sandbox()
+        var urls: [String] = []
+        for _ in 0..<20 { urls.append(try await api.tap(chip: "authentic")) }
+        try await api.fault(path: "/scans/verify", delay: 1, count: 16)
+        try await Station.run(api: api) { station, events in
+            for (index, url) in urls.enumerated() {
+                station.core.verify(raw: url, requestID: .int(Int64(index)), from: client)
+            }
+            // The first answer comes a second after the first call: until then the sandbox sees sixteen calls, no more.
+            var seen = 0
+            while seen < 16 { seen = try await api.requests().count }
+            #expect(seen == 16)
+            var outcomes: [JSON] = []
+            while outcomes.count < 20 { outcomes.append(try await events.next("verdict")["outcome"] ?? .null) }
+            // Taps of one chip that reach the server out of counter order read as replays: the call was made, once.
+            #expect(outcomes.allSatisfy { $0 == "authentic" || $0 == "replay" }, "\(outcomes)")
+        }
+        #expect(try await api.requests().count == 20, "each waiting scan got its call once a slot was free")
+    }
+
+    @Test func aReadErrorAndSourceStatesAreJournaledAndCountedOnce() async throws {
+        try await Station.run(api: nil) { station, events in
+            station.core.receive(.state(SourceEvent(id: "nfc", medium: .nfc, state: .absent, detail: "no PC/SC reader")))
+            station.core.receive(.state(SourceEvent(id: "nfc:R", medium: .nfc, state: .attached, detail: "attached"), replacing: "nfc"))
+            station.core.receive(.state(SourceEvent(id: "nfc:R", medium: .nfc, state: .ready, detail: "waiting for a tag")))
+            station.core.receive(.state(SourceEvent(id: "nfc:R", medium: .nfc, state: .ready, detail: "waiting for a tag")))
+            station.core.receive(.readError(ReadFailure(source: "nfc:R", medium: .nfc, reason: .removedDuringRead, detail: "gone")))
+            let error = try await events.next("read_error")
+            #expect(error["reason"] == "removed_during_read" && error["message"] == "Hold the tag still and try again.")
+            #expect(events.all.filter { $0["type"] == "source" }.count == 3, "a repeated state is not journaled again")
+            let hello = JSON.object(station.core.helloFields())
+            #expect(hello["sources"] == [.object([("id", "nfc:R"), ("medium", "nfc"), ("state", "ready")])], "the placeholder is gone")
+            #expect(station.core.statusLine == "1 reader ready, no camera, 0 scans")
+        }
+    }
+
+    @Test func countersAndStatusFollowTheVerdicts() async throws {
+        try await Station.run(api: nil) { station, events in
+            for raw in ["one", "two", "https://sealtrust.io/c?picc_data=EF963FF7828658A5"] {
+                station.core.verify(raw: raw, requestID: nil, from: client)
+                _ = try await events.scanAndVerdict()
+            }
+            let status = JSON.object(station.core.statusFields())
+            let counters = try #require(status["counters"])
+            #expect(counters["scans"] == 3)
+            #expect(counters["verdicts"]?["not_sealtrust"] == 2 && counters["verdicts"]?["unreadable_link"] == 1)
+            #expect(counters["verdicts"]?["authentic"] == 0 && counters["api_errors"] == 0)
+            #expect(status["last_seq"] == 6)
+            var lines = station.statusLines.makeAsyncIterator()
+            while let line = await lines.next(), line != "0 readers ready, no camera, 3 scans" {}
+        }
+    }
+
+    @Test func aReloadChangesTheLanguageAtOnceAndNamesWhatNeedsARestart() async throws {
+        try await Station.run(api: nil) { station, events in
+            station.core.verify(raw: "plain text", requestID: nil, from: client)
+            let english = try await events.scanAndVerdict().verdict
+            #expect(english["message"] == "This code is not a SealTrust code.")
+            var french = Station.options(api: nil, directory: station.directory)
+            french.language = .fr
+            french.maxClients = 9
+            #expect(station.core.reconfigure(french) == ["max-clients"])
+            station.core.verify(raw: "plain text", requestID: nil, from: client)
+            let inFrench = try await events.scanAndVerdict().verdict
+            #expect(inFrench["message"] == "Ce code n'est pas un code SealTrust.")
+        }
+    }
+
+    @Test func aGracefulStopLetsTheCallInFlightFinishAndTakesNoNewScan() async throws {
+        let api = try await sandbox()
+        let url = try await api.tap(chip: "authentic")
+        try await api.fault(path: "/scans/verify", delay: 0.5, count: 1)
+        try await Station.run(api: api) { station, events in
+            station.core.verify(raw: url, requestID: "inflight", from: client)
+            _ = try await events.next("scan")
+            station.core.stopGracefully()
+            station.core.verify(raw: "late", requestID: "late", from: client)
+            let verdict = try await events.next("verdict")
+            #expect(verdict["outcome"] == "authentic" && verdict["request_id"] == "inflight")
+            #expect(try station.journal.events(after: 0).map(\.type) == ["scan", "verdict"], "the late scan was not taken")
+        }
+    }
+
+    @Test func aScriptedSourceRunsAsAServiceIntoTheCore() async throws {
+        try await Station.run(api: nil) { station, events in
+            let source = ScriptedSource(reports: [
+                .state(SourceEvent(id: "y4m:/f", medium: .qr, state: .ready, detail: "8x8 Y4M")),
+                .scan(ScanRead(raw: "hello", source: "y4m:/f", medium: .qr, readAt: .now)),
+            ])
+            try await station.core.service(for: source).run()
+            let (scan, verdict) = try await events.scanAndVerdict(source: "y4m:/f")
+            #expect(scan["medium"] == "qr" && verdict["outcome"] == "not_sealtrust")
+            #expect(events.all.first?["type"] == "source")
+        }
+    }
+}
+
+/// A source that reports a fixed script, then ends.
+struct ScriptedSource: ScanSource {
+    let name = "scripted"
+    let reports: [SourceReport]
+
+    func run(report: @escaping @Sendable (SourceReport) -> Void) async {
+        reports.forEach(report)
+    }
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# `make test-deb`: installs the Debian package on this machine with dpkg -i, checks every file it put there and
+# the system user, then purges it and checks that nothing of it is left.
+#
+# It only adds and removes this package: it refuses to run where sealtrust-scand is already installed (as a
+# package or by `make install`) or where its user, configuration, journal or socket folder exists, since the
+# purge would take those away; and the package starts nothing (dh_installsystemd --no-start).
+set -euo pipefail
+deb="$(realpath "${1:?usage: test-deb.sh sealtrust-scand_VERSION_ARCH.deb}")"
+failures=0
+fail() { echo "test-deb: FAIL: $*" >&2; failures=$((failures + 1)); }
+pass() { echo "test-deb: ok: $*"; }
+check() { # check DESCRIPTION COMMAND...: passes when the command succeeds
+    local what="$1"; shift
+    if "$@"; then pass "$what"; else fail "$what"; fi
+}
+
+# Everything of ours anywhere a package or `make install` puts files, and the accounts: before and after.
+traces() {
+    find /etc /lib/systemd /lib/udev /lib/modprobe.d /usr/lib/modules-load.d /usr/lib/sysusers.d /usr/bin \
+        /usr/local /usr/share/man /usr/share/doc /var/lib /run -xdev -name '*sealtrust*' \
+        -not -path '/var/lib/dpkg/*' -not -path '/run/user/*' 2>/dev/null | sort
+    grep -h '^sealtrust-scand:' /etc/passwd /etc/group /etc/shadow /etc/gshadow 2>/dev/null | cut -d: -f1,3 | sort
+    grep -h 'sealtrust-scand' /etc/group | cut -d: -f1 | sort
+    true  # no trace at all is the usual answer
+}
+
+if dpkg-query -W -f='${Status}' sealtrust-scand 2>/dev/null | grep -q 'installed\|config-files'; then
+    echo "test-deb: the package sealtrust-scand is on this machine already: not touching it" >&2; exit 1
+fi
+# A station's daemon runs as its user and keeps its files in these places; test daemons elsewhere are not
+# touched by the purge.
+for place in /usr/local/bin/sealtrust-scand /usr/local/lib/systemd/system/sealtrust-scand.service \
+    /etc/sealtrust-scand /var/lib/sealtrust-scand /run/sealtrust-scand; do
+    if [ -e "$place" ]; then
+        echo "test-deb: $place exists: this machine has a station; not touching it" >&2; exit 1
+    fi
+done
+if getent passwd sealtrust-scand >/dev/null || getent group sealtrust-scand >/dev/null; then
+    echo "test-deb: the user or group sealtrust-scand exists: this machine has a station; not touching it" >&2; exit 1
+fi
+
+before="$(traces)"
+version="$(dpkg-deb -f "$deb" Version)"
+dpkg -i "$deb"
+trap 'dpkg --purge sealtrust-scand >/dev/null 2>&1 || true' EXIT
+
+check "dpkg says installed" sh -c "dpkg-query -W -f='\${Status}' sealtrust-scand | grep -q 'install ok installed'"
+
+mode_owner() { stat -c '%a %U:%G' "$1" 2>/dev/null; }
+expect_file() { # expect_file PATH MODE: a regular file with that mode, owned by root
+    if [ -f "$1" ] && [ "$(mode_owner "$1")" = "$2 root:root" ]; then pass "$1 ($2 root:root)"; else fail "$1: $(mode_owner "$1" || echo missing), expected $2 root:root"; fi
+}
+
+expected=(
+    "/usr/bin/sealtrust-scand 755"
+    "/usr/bin/sealtrust-scanctl 755"
+    "/lib/systemd/system/sealtrust-scand.service 644"
+    "/lib/systemd/system/sealtrust-scand.socket 644"
+    "/lib/udev/rules.d/70-sealtrust-scand.rules 644"
+    "/usr/lib/sysusers.d/sealtrust-scand.conf 644"
+    "/lib/modprobe.d/sealtrust-scand-blacklist.conf 644"
+    "/usr/lib/modules-load.d/sealtrust-scand.conf 644"
+    "/etc/sealtrust-scand/scand.conf 644"
+    "/etc/sealtrust-scand/token 600"
+    "/usr/share/man/man8/sealtrust-scand.8.gz 644"
+    "/usr/share/man/man1/sealtrust-scanctl.1.gz 644"
+    "/usr/share/man/man5/scand.conf.5.gz 644"
+    "/usr/share/man/man7/sealtrust-scand-protocol.7.gz 644"
+    "/usr/share/doc/sealtrust-scand/copyright 644"
+    "/usr/share/doc/sealtrust-scand/changelog.gz 644"
+    "/usr/share/doc/sealtrust-scand/scand.conf.example 644"
+    "/usr/share/doc/sealtrust-scand/README.md.gz 644"
+)
+for entry in "${expected[@]}"; do
+    expect_file ${entry}
+done
+
+# Every regular file the package owns is one of those: nothing lands anywhere unexpected.
+while read -r path; do
+    [ -f "$path" ] && [ ! -L "$path" ] || continue
+    printf '%s\n' "${expected[@]}" | cut -d' ' -f1 | grep -qxF "$path" || fail "unexpected file in the package: $path"
+done < <(dpkg -L sealtrust-scand)
+
+check "the configuration is a conffile" sh -c "dpkg-query -W -f='\${Conffiles}' sealtrust-scand | grep -q '^ /etc/sealtrust-scand/scand.conf '"
+check "the token is empty" test ! -s /etc/sealtrust-scand/token
+check "the token is no file of the package" sh -c "! dpkg -L sealtrust-scand | grep -qx /etc/sealtrust-scand/token"
+check "the unit starts the installed binary" grep -qx 'ExecStart=/usr/bin/sealtrust-scand' /lib/systemd/system/sealtrust-scand.service
+check "the unit reads the token as a credential" grep -qx 'LoadCredential=sealtrust-token:/etc/sealtrust-scand/token' /lib/systemd/system/sealtrust-scand.service
+check "a reader starts the service (smartcard.target)" test -L /etc/systemd/system/smartcard.target.wants/sealtrust-scand.service
+check "the service is enabled at boot" test -L /etc/systemd/system/multi-user.target.wants/sealtrust-scand.service
+check "the socket is enabled" test -L /etc/systemd/system/sockets.target.wants/sealtrust-scand.socket
+check "nothing was started" sh -c "! pgrep -u sealtrust-scand >/dev/null"
+check "the binary is the package's version ($version)" sh -c "/usr/bin/sealtrust-scand --version | grep -qx 'sealtrust-scand $version'"
+check "man finds the protocol page" sh -c "man -w sealtrust-scand-protocol >/dev/null"
+
+# The system user from sysusers: its own group, the journal's home, no login, and the video group for the camera.
+entry="$(getent passwd sealtrust-scand || true)"
+check "the user sealtrust-scand exists" test -n "$entry"
+check "its home is the journal's folder" test "$(echo "$entry" | cut -d: -f6)" = /var/lib/sealtrust-scand
+check "it cannot log in" sh -c "echo '$entry' | cut -d: -f7 | grep -q nologin"
+check "it is a system user" test "$(echo "$entry" | cut -d: -f3)" -lt 1000
+check "its group is sealtrust-scand" test "$(id -gn sealtrust-scand)" = sealtrust-scand
+check "it is in the video group" sh -c "id -nG sealtrust-scand | tr ' ' '\n' | grep -qx video"
+
+dpkg --purge sealtrust-scand
+trap - EXIT
+check "dpkg no longer knows the package" sh -c "! dpkg-query -W -f='\${Status}' sealtrust-scand 2>/dev/null | grep -q 'installed\|config-files'"
+after="$(traces)"
+if [ "$before" = "$after" ]; then
+    pass "the purge left nothing behind"
+else
+    fail "the purge left: $(diff <(echo "$before") <(echo "$after") | grep '^>' | tr '\n' ' ')"
+fi
+
+if [ "$failures" -gt 0 ]; then
+    echo "test-deb: $failures check(s) failed" >&2
+    exit 1
+fi
+echo "test-deb: every check passed"

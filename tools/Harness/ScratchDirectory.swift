@@ -1,0 +1,25 @@
+import Foundation
+import Glibc
+
+/// Where a scratch folder goes when fsync on disk would cost more than the test is about: /dev/shm when writable.
+public let memoryBackedFolder = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
+
+/// A new, empty folder in `parent` for one test or run; `label` names its owner among leftovers.
+public func makeScratchDirectory(_ label: String = "sealtrust-test", in parent: String = "/tmp") throws -> String {
+    var template = Array("\(parent)/\(label)-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp: \(String(cString: strerror(errno)))") }
+    return String(cString: made)
+}
+
+/// A scratch folder that is removed, with everything in it, when this value goes.
+public final class ScratchDirectory: Sendable {
+    public let path: String
+
+    public init(_ label: String = "sealtrust-test", in parent: String = "/tmp") throws {
+        path = try makeScratchDirectory(label, in: parent)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Glibc
+import Harness
+
+/// The path of an executable of this package, built beside the running test bundle or benchmark.
+public func siblingProduct(_ name: String) -> String {
+    let running = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    return URL(fileURLWithPath: running).deletingLastPathComponent().appendingPathComponent(name).path
+}
+
+/// The built `sealtrust-kiosk` on a free loopback port.
+public final class KioskProcess: Sendable {
+    public let process: ChildProcess
+    /// http://127.0.0.1:PORT
+    public let base: String
+    public let port: Int
+
+    /// `launcher`: a program that runs the bridge in its turn (a test runs it under PR_SET_MDWE this way).
+    public init(socketPath: String, language: String = "en", hold: Int = 8, launcher: [String] = []) throws {
+        let command = launcher + [siblingProduct("sealtrust-kiosk"), "--socket", socketPath, "--listen", "127.0.0.1:0",
+                                  "--lang", language, "--hold", String(hold)]
+        process = try ChildProcess(command[0], Array(command.dropFirst()))
+        let line = try process.waitForLineBlocking(timeout: .seconds(15)) { $0.hasPrefix("LISTENING ") }
+        var url = String(line.dropFirst("LISTENING ".count))
+        if url.hasSuffix("/") { url.removeLast() }
+        base = url
+        port = Int(url.split(separator: ":").last ?? "") ?? 0
+    }
+
+    public var pid: pid_t { process.pid }
+
+    /// Resident memory, in bytes.
+    public func resident() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+        else { return -1 }
+        return kilobytes * 1024
+    }
+
+    /// Alive, and not a zombie waiting to be reaped.
+    public var isRunning: Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return !stat[close...].hasPrefix(") Z") && !stat[close...].hasPrefix(") X")
+    }
+
+    public func stop() {
+        process.signal(SIGTERM)
+        process.waitForExit(timeout: .seconds(10))
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Glibc
+import JSONCore
+import StationClient
+import Harness
+
+/// The station a kiosk shows: the sandbox API, the real daemon on a scratch socket and journal, and the bridge.
+///
+/// The daemon's camera is a Y4M path that does not exist yet: `showCode` moves a stream there, as a camera
+/// would see it, which is how a test makes a read error without a reader.
+public final class StationRig: @unchecked Sendable {
+    public let api: SandboxAPI
+    public let directory: String
+    public let socketPath: String
+    public let cameraPath: String
+    public let language: String
+    public private(set) var daemon: ChildProcess
+    public let kiosk: KioskProcess
+    private let daemonArguments: [String]
+
+    public init(language: String = "en", hold: Int = 8) throws {
+        api = try SandboxAPI.start()
+        var template = Array("/tmp/kiosk-test-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw BrowserError("mkdtemp failed") }
+        directory = String(cString: made)
+        socketPath = directory + "/scand.sock"
+        cameraPath = directory + "/camera.y4m"
+        self.language = language
+        daemonArguments = ["--socket", socketPath, "--journal", directory + "/journal", "--nfc", "none", "--camera", "y4m:\(cameraPath)",
+                           "--station", "kiosk-test", "--api-timeout", "5", "--lang", language, "--log-level", "warning", "--latitude", "48.85", "--longitude", "2.35",
+                           "--api-base", api.baseURL.absoluteString]
+        daemon = try ChildProcess(siblingProduct("sealtrust-scand"), daemonArguments)
+        try Self.waitForSocket(socketPath)
+        kiosk = try KioskProcess(socketPath: socketPath, language: language, hold: hold)
+    }
+
+    deinit {
+        kiosk.stop()
+        daemon.signal(SIGTERM)
+        _ = daemon.waitForExit(timeout: .seconds(10))
+        api.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Stops the daemon (SIGTERM), as a station's operator or a crash would.
+    public func stopDaemon() {
+        daemon.signal(SIGTERM)
+        _ = daemon.waitForExit(timeout: .seconds(10))
+    }
+
+    /// Starts the daemon again on the same socket and journal.
+    public func startDaemon() throws {
+        daemon = try ChildProcess(siblingProduct("sealtrust-scand"), daemonArguments)
+        try Self.waitForSocket(socketPath)
+    }
+
+    private static func waitForSocket(_ path: String) throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            close(probe)
+            if connected == 0 { return }
+            usleep(20_000)
+        }
+        throw BrowserError("the daemon did not listen on \(path) (its stderr is this process's)")
+    }
+
+    /// A client of the daemon's socket, `hello` read.
+    public func connect() async throws -> StationConnection {
+        try await StationConnection.connect(path: socketPath)
+    }
+
+    /// The page's address.
+    public var pageURL: String { kiosk.base + "/" }
+
+    /// A chip URL as the catalogue chip writes it at a tap with `counter`.
+    public func mint(_ chip: String, counter: Int) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [repositoryRoot().appendingPathComponent("demo/mint-chip-url.py").path, chip, String(counter)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BrowserError("mint-chip-url.py \(chip) failed") }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+    }
+
+    /// Shows the camera a code that cannot be read (binary, not UTF-8): the daemon publishes a `read_error`.
+    public func showUnreadableCode() throws {
+        let fixtures = directory + "/fixtures"
+        let generator = Process()
+        generator.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        generator.arguments = [repositoryRoot().appendingPathComponent("tools/qrfixtures/qrfixtures.py").path, fixtures, "streams"]
+        generator.standardOutput = FileHandle.nullDevice
+        try generator.run()
+        generator.waitUntilExit()
+        guard generator.terminationStatus == 0 else { throw BrowserError("qrfixtures.py failed") }
+        try FileManager.default.moveItem(atPath: fixtures + "/streams/binary.y4m", toPath: cameraPath)
+    }
+}
+
+/// A scan and its verdict, for a `verify` sent on `connection`.
+public func verify(_ raw: String, on connection: StationConnection, id: String, timeout: Duration = .seconds(20)) async throws -> (scan: JSON, verdict: JSON) {
+    try connection.send(StationCommand(.verify(raw: raw), id: id))
+    let deadline = ContinuousClock.now + timeout
+    var scan: JSON?
+    while ContinuousClock.now < deadline, let message = await connection.next() {
+        if message.type == "scan", message.json["request_id"]?.stringValue == id {
+            scan = message.json
+        } else if let found = scan, message.type == "verdict", message.json["scan_id"] == found["scan_id"] {
+            return (found, message.json)
+        }
+    }
+    throw BrowserError("no verdict for verify \(id)")
+}
+
+/// Where tests put what a person should look at (screenshots): .build/test-output/kiosk.
+public func testOutputDirectory() -> String {
+    repositoryRoot().appendingPathComponent(".build/test-output/kiosk").path
+}
