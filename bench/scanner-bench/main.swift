@@ -92,7 +92,17 @@ guard let subscriber else { throw BenchFailure("the daemon did not listen") }
 try subscriber.send(#"{"cmd":"watch","events":["scan","read_error"],"id":"w"}"#)
 let writer = open(fifo, O_WRONLY | O_CLOEXEC)  // returns once the daemon has the FIFO open
 guard writer >= 0 else { throw BenchFailure("open the FIFO: \(String(cString: strerror(errno)))") }
-// The serial source is ready once a first line comes through.
+// Both scanners ready (as a new client's hello says), then a first line through the serial one.
+var bothReady = false
+for _ in 0..<200 where !bothReady {
+    let probe = try LineClient(path: directory + "/scand.sock")
+    if let line = try probe.readLine(timeout: .seconds(5)), let sources = try JSON.parse(line)["sources"]?.arrayValue {
+        bothReady = sources.filter { $0["state"]?.stringValue == "ready" }.count == 2
+    }
+    probe.close()
+    if !bothReady { usleep(50_000) }
+}
+guard bothReady else { throw BenchFailure("the scanners did not become ready") }
 try terminal.write(Array("warm-up\r".utf8))
 _ = try awaitScan(subscriber, raw: "warm-up")
 
