@@ -28,11 +28,12 @@ public enum DaemonCommandLine {
                                [--feedback auto|none]
                                [--journal PATH] [--station ID] [--host NAME]... [--lang en|fr]
                                [--latitude DEG --longitude DEG] [--tier TIER] [--token-file PATH]
-                               [--rescan-after SECONDS] [--max-clients N] [--client-queue BYTES]
+                               [--rescan-after SECONDS] [--scanner evdev:PATH|serial:PATH[@BAUD]]...
+                               [--scanner-keymap us|de|fr] [--max-clients N] [--client-queue BYTES]
                                [--journal-max-bytes N] [--journal-max-age DAYS]
                                [--log-level error|warning|info|debug] [--version] [--help]
 
-        Reads NFC tags and QR codes, asks the SealTrust API for a verdict, and publishes
+        Reads NFC tags, QR codes and handheld scanners, asks the SealTrust API for a verdict, and publishes
         scans and verdicts on a Unix socket. The configuration file holds `key = value`
         lines whose keys are these flags' names; a flag replaces the file's values.
         """

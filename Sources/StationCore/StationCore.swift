@@ -294,6 +294,8 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         if options.camera != previous.camera { needsRestart.append("camera") }
         if options.feedback != previous.feedback { needsRestart.append("feedback") }
         if options.rescanAfter != previous.rescanAfter { needsRestart.append("rescan-after") }
+        if options.scanners != previous.scanners { needsRestart.append("scanner") }
+        if options.scannerKeymap != previous.scannerKeymap { needsRestart.append("scanner-keymap") }
         if options.maxClients != previous.maxClients { needsRestart.append("max-clients") }
         if options.clientQueueBytes != previous.clientQueueBytes { needsRestart.append("client-queue") }
         if options.journalMaxBytes != previous.journalMaxBytes { needsRestart.append("journal-max-bytes") }
@@ -304,12 +306,18 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         return needsRestart
     }
 
-    /// The systemd `STATUS=` text: readers, camera, scans so far, last API error.
+    /// The systemd `STATUS=` text: readers, camera, handheld scanners (when any), scans so far, last API error.
     public var statusLine: String {
         let all = sources.all
         let readers = all.filter { $0.medium == .nfc && $0.id != "nfc" && $0.state == .ready }.count
         let camera = all.first { $0.medium == .qr }.map { "\($0.id) \($0.state.rawValue)" } ?? "no camera"
-        var line = "\(readers) reader\(readers == 1 ? "" : "s") ready, \(camera), \(counters.scans) scan\(counters.scans == 1 ? "" : "s")"
+        var line = "\(readers) reader\(readers == 1 ? "" : "s") ready, \(camera), "
+        let scanners = all.filter { $0.medium == .hid || $0.medium == .serial }
+        if !scanners.isEmpty {
+            let ready = scanners.filter { $0.state == .ready }.count
+            line += "\(ready) of \(scanners.count) scanner\(scanners.count == 1 ? "" : "s") ready, "
+        }
+        line += "\(counters.scans) scan\(counters.scans == 1 ? "" : "s")"
         if let lastError = counters.lastAPIError { line += ", last API error: \(lastError)" }
         return line
     }

@@ -8,13 +8,15 @@ public struct StationMessages: Sendable {
     public var noSealTrustLink: String
     public var unreadableTag: String
     public var unreadableCode: String
+    public var scanAgain: String
 
     public static let english = StationMessages(
         notFound: "Product not found. Check the code and try again.",
         holdStill: "Hold the tag still and try again.",
         noSealTrustLink: "This tag carries no SealTrust link.",
         unreadableTag: "This tag could not be read. Try again.",
-        unreadableCode: "This code could not be read. It is not a SealTrust code."
+        unreadableCode: "This code could not be read. It is not a SealTrust code.",
+        scanAgain: "The code was not read whole. Scan it again."
     )
 
     public static let french = StationMessages(
@@ -22,7 +24,8 @@ public struct StationMessages: Sendable {
         holdStill: "Maintenez l'étiquette immobile et réessayez.",
         noSealTrustLink: "Cette étiquette ne porte pas de lien SealTrust.",
         unreadableTag: "Cette étiquette n'a pas pu être lue. Réessayez.",
-        unreadableCode: "Ce code n'a pas pu être lu. Ce n'est pas un code SealTrust."
+        unreadableCode: "Ce code n'a pas pu être lu. Ce n'est pas un code SealTrust.",
+        scanAgain: "Le code n'a pas été lu en entier. Scannez-le de nouveau."
     )
 
     public static func forLanguage(_ language: DaemonOptions.Language) -> StationMessages {
@@ -37,7 +40,8 @@ public struct StationMessages: Sendable {
         switch reason {
         case .removedDuringRead, .io: holdStill
         case .noNDEFApplication, .emptyNDEF, .noURIRecord: noSealTrustLink
-        case .invalidUTF8: unreadableCode
+        case .invalidUTF8, .unmappedKey, .tooLong: unreadableCode
+        case .incomplete: scanAgain
         case .malformedNDEF, .lengthBeyondFile, .statusWord: unreadableTag
         }
     }
