@@ -167,6 +167,36 @@ import VerdictSocket
         #expect(old.count == 3)
     }
 
+    @Test func replayNoFollowStopsAtTheEndOfTheJournal() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        for _ in 0..<3 { _ = try daemon.journal.append(type: "scan", fields: [("raw", "x")]) }
+        try daemon.start()
+        let result = try Scanctl.run(["--socket", daemon.socketPath, "replay", "--since", "1", "--no-follow"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].hasSuffix("#2 scan x") && lines[1].hasSuffix("#3 scan x"), "\(lines)")
+
+        let json = try Scanctl.run(["--socket", daemon.socketPath, "replay", "--since", "0", "--no-follow", "--json"])
+        #expect(json.status == 0)
+        #expect(json.standardOutput.split(separator: "\n").count == 3, "the seam ack itself is not printed")
+    }
+
+    @Test func versionIsPrintedWithoutADaemon() throws {
+        let result = try Scanctl.run(["--version"])
+        #expect(result.status == 0 && result.standardOutput == "sealtrust-scanctl 0.1.0\n")
+    }
+
+    @Test func alertsAreNotColouredIntoAPipe() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        try daemon.start()
+        daemon.outcome.withLock { $0 = "replay" }
+        let replay = try Scanctl.run(["--socket", daemon.socketPath, "verify", "https://sealtrust.io/c?x"])
+        #expect(replay.status == 1 && replay.standardOutput.contains("verdict manual  replay"))
+        #expect(!replay.standardOutput.contains("\u{1B}"), "no colour codes into a pipe")
+    }
+
     @Test func replayOfRemovedEventsIsRefused() throws {
         let daemon = try FakeDaemon(journalMaxBytes: 2_048, segmentBytes: 512)
         defer { daemon.tearDown() }
