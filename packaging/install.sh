@@ -50,12 +50,15 @@ install_files() {
     done
     put 0644 packaging/modprobe.d/sealtrust-scand-blacklist.conf "$MODPROBEDIR/sealtrust-scand-blacklist.conf"
     put 0644 packaging/modules-load.d/sealtrust-scand.conf "$MODULESLOADDIR/sealtrust-scand.conf"
-    for page in man/*.[1-8]; do
-        section=${page##*.}
-        put 0644 "$page" "$MANDIR/man$section/${page#man/}"
+    # The pages of what this installs (sealtrust-mqtt's comes with the bridge, which is not installed here).
+    for page in sealtrust-scand.8 sealtrust-scanctl.1 sealtrust-kiosk.8 scand.conf.5 sealtrust-scand-protocol.7; do
+        put 0644 "man/$page" "$MANDIR/man${page##*.}/$page"
     done
     put 0644 packaging/scand.conf.example "$DOCDIR/scand.conf.example"
     put 0644 README.md "$DOCDIR/README.md"
+    for example in chromium-kiosk.service cage-kiosk.service prometheus-scrape.yml; do
+        put 0644 "packaging/kiosk/$example" "$DOCDIR/kiosk/$example"
+    done
     if [ "$stage" = stage ]; then
         # A conffile: dpkg keeps the operator's changes on upgrade and removes it on purge.
         put 0644 packaging/scand.conf.example "$CONFDIR/scand.conf"
@@ -66,9 +69,6 @@ install_files() {
     put 0644 udev/70-sealtrust-scand.rules "$UDEVRULESDIR/70-sealtrust-scand.rules"
     # Only a pcscd built with polkit asks it (pcscd --version lists "polkit"); Debian 12's is built without.
     put 0644 packaging/polkit/50-sealtrust-scand.rules "$POLKITRULESDIR/50-sealtrust-scand.rules"
-    for example in chromium-kiosk.service cage-kiosk.service prometheus-scrape.yml; do
-        put 0644 "packaging/kiosk/$example" "$DOCDIR/kiosk/$example"
-    done
     # The operator's own configuration and token are never overwritten.
     if [ -e "$DESTDIR$CONFDIR/scand.conf" ]; then
         say "kept $CONFDIR/scand.conf"

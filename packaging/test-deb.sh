@@ -20,7 +20,7 @@ traces() {
     find /etc /lib/systemd /lib/udev /lib/modprobe.d /usr/lib/modules-load.d /usr/lib/sysusers.d /usr/bin \
         /usr/local /usr/share/man /usr/share/doc /var/lib /run -xdev -name '*sealtrust*' \
         -not -path '/var/lib/dpkg/*' -not -path '/run/user/*' 2>/dev/null | sort
-    grep -h '^sealtrust-scand:' /etc/passwd /etc/group /etc/shadow /etc/gshadow 2>/dev/null | cut -d: -f1,3 | sort
+    grep -h '^sealtrust-' /etc/passwd /etc/group /etc/shadow /etc/gshadow 2>/dev/null | cut -d: -f1,3 | sort
     grep -h 'sealtrust-scand' /etc/group | cut -d: -f1 | sort
     true  # no trace at all is the usual answer
 }
@@ -36,8 +36,8 @@ for place in /usr/local/bin/sealtrust-scand /usr/local/lib/systemd/system/sealtr
         echo "test-deb: $place exists: this machine has a station; not touching it" >&2; exit 1
     fi
 done
-if getent passwd sealtrust-scand >/dev/null || getent group sealtrust-scand >/dev/null; then
-    echo "test-deb: the user or group sealtrust-scand exists: this machine has a station; not touching it" >&2; exit 1
+if getent passwd sealtrust-scand >/dev/null || getent group sealtrust-scand >/dev/null || getent passwd sealtrust-kiosk >/dev/null; then
+    echo "test-deb: the user sealtrust-scand or sealtrust-kiosk exists: this machine has a station; not touching it" >&2; exit 1
 fi
 
 before="$(traces)"
@@ -55,6 +55,13 @@ expect_file() { # expect_file PATH MODE: a regular file with that mode, owned by
 expected=(
     "/usr/bin/sealtrust-scand 755"
     "/usr/bin/sealtrust-scanctl 755"
+    "/usr/bin/sealtrust-kiosk 755"
+    "/lib/systemd/system/sealtrust-kiosk.service 644"
+    "/usr/lib/sysusers.d/sealtrust-kiosk.conf 644"
+    "/usr/share/man/man8/sealtrust-kiosk.8.gz 644"
+    "/usr/share/doc/sealtrust-scand/kiosk/chromium-kiosk.service 644"
+    "/usr/share/doc/sealtrust-scand/kiosk/cage-kiosk.service 644"
+    "/usr/share/doc/sealtrust-scand/kiosk/prometheus-scrape.yml 644"
     "/lib/systemd/system/sealtrust-scand.service 644"
     "/lib/systemd/system/sealtrust-scand.socket 644"
     "/lib/udev/rules.d/70-sealtrust-scand.rules 644"
@@ -90,6 +97,7 @@ check "the unit reads the token as a credential" grep -qx 'LoadCredential=sealtr
 check "a reader starts the service (smartcard.target)" test -L /etc/systemd/system/smartcard.target.wants/sealtrust-scand.service
 check "the service is enabled at boot" test -L /etc/systemd/system/multi-user.target.wants/sealtrust-scand.service
 check "the socket is enabled" test -L /etc/systemd/system/sockets.target.wants/sealtrust-scand.socket
+check "the kiosk bridge is off until enabled" test ! -e /etc/systemd/system/multi-user.target.wants/sealtrust-kiosk.service
 check "nothing was started" sh -c "! pgrep -u sealtrust-scand >/dev/null"
 check "the binary is the package's version ($version)" sh -c "/usr/bin/sealtrust-scand --version | grep -qx 'sealtrust-scand $version'"
 check "man finds the protocol page" sh -c "man -w sealtrust-scand-protocol >/dev/null"
@@ -102,6 +110,7 @@ check "it cannot log in" sh -c "echo '$entry' | cut -d: -f7 | grep -q nologin"
 check "it is a system user" test "$(echo "$entry" | cut -d: -f3)" -lt 1000
 check "its group is sealtrust-scand" test "$(id -gn sealtrust-scand)" = sealtrust-scand
 check "it is in the video group" sh -c "id -nG sealtrust-scand | tr ' ' '\n' | grep -qx video"
+check "the kiosk bridge's user is in the daemon's group" sh -c "id -nG sealtrust-kiosk | tr ' ' '\n' | grep -qx sealtrust-scand"
 
 dpkg --purge sealtrust-scand
 trap - EXIT

@@ -6,7 +6,7 @@ identity() { # the pid and start time of the running pcscd that /run/pcscd/pcscd
     local pid
     pid="$(tr -dc 0-9 </run/pcscd/pcscd.pid 2>/dev/null || true)"
     if [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = pcscd ] \
-        && ! grep -q '^[0-9]* (.*) Z' "/proc/$pid/stat"; then
+        && ! grep -q '^[0-9]* (.*) Z' "/proc/$pid/stat" 2>/dev/null; then
         echo "pid $pid started at tick $(awk '{print $22}' "/proc/$pid/stat")"
     else
         echo none

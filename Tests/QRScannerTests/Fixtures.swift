@@ -38,11 +38,13 @@ enum Fixtures {
         }
     }()
 
-    /// A sample of the realistic set (tools/qrfixtures/realistic.py), five frames a category from
-    /// mild to severe: each image with the payload it shows and its category.
+    /// A sample of the realistic set (tools/qrfixtures/realistic.py), three frames a category: mild,
+    /// middling, severe: each image with the payload it shows and its category.
     static let realisticSample: [(image: URL, expected: [UInt8], category: String)] = {
-        let sample = directory.appendingPathComponent("sample")
-        run("/usr/bin/python3", [packageRoot.appendingPathComponent("tools/qrfixtures/realistic.py").path, sample.path, "realistic", "5"])
+        // A folder of its own: the other fixtures need not be generated first.
+        let sample = FileManager.default.temporaryDirectory.appendingPathComponent("qrrealistic-\(getpid())")
+        try? FileManager.default.removeItem(at: sample)
+        run("/usr/bin/python3", [packageRoot.appendingPathComponent("tools/qrfixtures/realistic.py").path, sample.path, "realistic", "3"])
         let folder = sample.appendingPathComponent("realistic")
         let manifest = (try? String(contentsOf: folder.appendingPathComponent("manifest.tsv"), encoding: .utf8)) ?? ""
         return manifest.split(separator: "\n").map { line in

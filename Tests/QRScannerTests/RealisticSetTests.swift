@@ -35,7 +35,7 @@ struct RealisticSetTests {
 
     @Test func everyFrameLibzbarReadsIsReadAndNoPayloadIsWrong() throws {
         let sample = Fixtures.realisticSample
-        #expect(sample.count == 60)
+        #expect(sample.count == 36)
         let decoder = QRFrameDecoder()
         var ours = 0, zbarDefault = 0
         for (url, expected, category) in sample {
@@ -48,7 +48,7 @@ struct RealisticSetTests {
             zbarDefault += zbarReads ? 1 : 0
         }
         // The extra passes pay: light-on-dark, screens and noise are read where zbar reads nothing.
-        #expect(ours >= zbarDefault + 10, "ours \(ours) of \(sample.count), libzbar's default \(zbarDefault)")
+        #expect(ours >= zbarDefault + 5, "ours \(ours) of \(sample.count), libzbar's default \(zbarDefault)")
     }
 
     @Test func lightOnDarkCodesAreRead() throws {
@@ -59,7 +59,7 @@ struct RealisticSetTests {
             #expect(zbarDefaultDecodes(image).isEmpty, "zbar reads no light-on-dark code")
             return decode(image, with: decoder) == [frame.expected]
         }
-        #expect(read.count >= 4, "\(read.count) of \(inverted.count) inverted codes read")
+        #expect(read.count >= 2, "\(read.count) of \(inverted.count) inverted codes read")
     }
 
     @Test func theMildestTiltedBentSmallAndBlockyCodesAreRead() throws {
