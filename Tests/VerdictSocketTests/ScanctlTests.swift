@@ -17,9 +17,17 @@ import VerdictSocket
         #expect(result.status == 0)
         #expect(
             result.standardOutput == """
-                sealtrust-scand 0.1.0, up 42s, 1 client, last seq 1
-                source nfc:Virtual PCD 00 00  nfc  ready
-                scans 3, verdicts authentic 2, api errors 0
+                daemon: sealtrust-scand 0.1.0
+                station: gate-3
+                up: 42s
+                source nfc:Virtual PCD 00 00: nfc, ready, last scan 2026-12-01T11:59:00.000Z
+                scans: 3
+                verdicts: authentic 2
+                api errors: 1
+                last api error: (at 2026-12-01T12:00:00.000Z, kind transport, cause timeout)
+                token: present
+                clients: 1
+                last seq: 1
 
                 """)
         #expect(result.standardError.isEmpty)
