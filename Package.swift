@@ -41,6 +41,13 @@ let package = Package(
         ),
         .target(name: "QRScanner", dependencies: ["CZBar", "POSIXSupport"]),
 
+        // Handheld scanners: keyboard-wedge (evdev) and USB-serial (CDC-ACM).
+        // The evdev ioctls (variadic in C) in a C target of their own; no library to link.
+        // The pure part (records, keymaps, code ends, lines) apart from the devices, so fuzz/ builds it alone.
+        .target(name: "HandheldScanner"),
+        .target(name: "CLinuxInput"),
+        .target(name: "ScannerDevices", dependencies: ["HandheldScanner", "CLinuxInput", "POSIXSupport"]),
+
         // The daemon's parts.
         .target(name: "ScanJournal", dependencies: ["JSONCore"]),
         .target(name: "SystemdSupport", dependencies: ["POSIXSupport"]),
@@ -51,7 +58,8 @@ let package = Package(
         .target(
             name: "StationCore",
             dependencies: [
-                "SealTrustKit", "NFCReader", "QRScanner", "ScanJournal", "VerdictSocket", "StationWire", "POSIXSupport", "Lifecycle",
+                "SealTrustKit", "NFCReader", "QRScanner", "HandheldScanner", "ScannerDevices", "ScanJournal", "VerdictSocket",
+                "StationWire", "POSIXSupport", "Lifecycle",
             ]
         ),
 
@@ -86,7 +94,7 @@ let package = Package(
 
         // What the tests and benchmarks drive: child processes, the sandbox API, the virtual tag, a private
         // pcscd, a socket line client. Outside Tests/, for the benchmarks; never shipped.
-        .target(name: "Harness", dependencies: ["POSIXSupport"], path: "tools/Harness"),
+        .target(name: "Harness", dependencies: ["POSIXSupport", "HandheldScanner"], path: "tools/Harness"),
         // Headless Chromium over the DevTools pipe, raw HTTP probes and a daemon-plus-bridge station, for the
         // kiosk's tests and its benchmark.
         .target(name: "KioskHarness", dependencies: ["Harness", "JSONCore", "StationClient"], path: "tools/KioskHarness"),
@@ -98,6 +106,8 @@ let package = Package(
         .executableTarget(name: "qr-bench", dependencies: ["QRScanner"], path: "bench/qr-bench"),
         // `make bench-socket`: the verdict socket's fan-out and memory.
         .executableTarget(name: "socket-bench", dependencies: ["JSONCore", "POSIXSupport", "ScanJournal", "VerdictSocket", "Harness"], path: "bench/socket-bench"),
+        // `make bench-scanners`: a handheld scanner's terminator to its `scan` at a subscriber, beside verify's.
+        .executableTarget(name: "scanner-bench", dependencies: ["HandheldScanner", "Harness", "JSONCore"], path: "bench/scanner-bench"),
         // `make bench-mqtt`: sealtrust-mqtt's latency and drain rate beside mosquitto_pub (mk/mqtt.mk).
         .executableTarget(name: "mqtt-bench", path: "bench/mqtt"),
         // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).
@@ -124,6 +134,7 @@ let package = Package(
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         .testTarget(name: "StationWireTests", dependencies: ["StationWire"]),
         .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),
+        .testTarget(name: "HandheldScannerTests", dependencies: ["HandheldScanner", "ScannerDevices", "TestSupport"]),
         .testTarget(
             name: "StationCoreTests",
             dependencies: ["StationCore", "JSONCore", "ScanJournal", "StationWire", "VerdictSocket", "TestSupport"],
@@ -145,7 +156,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["StationCore", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
+            dependencies: ["StationCore", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "HandheldScanner", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -12,13 +12,17 @@ final class MonitorSession: Sendable {
     }
 
     private let readerFilter: String?
+    private let feedback: Bool
+    private let directory: ReaderDirectory
     private let emit: @Sendable (NFCEvent) -> Void
     private let control = Mutex(Control())
     private let wakeFromBackoff = ThreadSignal()
     private let exited = ThreadSignal()
 
-    init(readerFilter: String?, emit: @escaping @Sendable (NFCEvent) -> Void) {
+    init(readerFilter: String?, feedback: Bool, directory: ReaderDirectory, emit: @escaping @Sendable (NFCEvent) -> Void) {
         self.readerFilter = readerFilter
+        self.feedback = feedback
+        self.directory = directory
         self.emit = emit
     }
 
@@ -46,7 +50,10 @@ final class MonitorSession: Sendable {
         var backoff = Backoff()
         var inOutage = false
         defer {
-            workers.values.forEach { $0.stop() }
+            workers.values.forEach { worker in
+                directory.remove(worker.reader)
+                worker.stop()
+            }
             exited.signal()
         }
         while !stopping {
@@ -60,6 +67,7 @@ final class MonitorSession: Sendable {
                 }
             } catch {
                 for name in workers.keys.sorted() {
+                    directory.remove(name)
                     workers.removeValue(forKey: name)?.stop()
                     emit(.readerRemoved(name: name))
                 }
@@ -85,12 +93,15 @@ final class MonitorSession: Sendable {
                 let names = try context.readers().filter { name in readerFilter.map { name.contains($0) } ?? true }
                 reachable()
                 for name in workers.keys.sorted() where !names.contains(name) {
+                    directory.remove(name)
                     workers.removeValue(forKey: name)?.stop()
                     countAtLastRead[name] = nil
                     emit(.readerRemoved(name: name))
                 }
                 for name in names where workers[name] == nil {
-                    workers[name] = ReaderWorker(reader: name, emit: emit)
+                    let worker = ReaderWorker(reader: name, feedback: feedback, emit: emit)
+                    workers[name] = worker
+                    directory.add(worker)
                     emit(.readerAttached(name: name))
                 }
                 if names.isEmpty && !saidNoReaders { emit(.noReaders) }

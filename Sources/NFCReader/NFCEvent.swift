@@ -9,4 +9,6 @@ public enum NFCEvent: Sendable, Equatable {
     case readerRemoved(name: String)
     case tagRead(TagRead)
     case tagFailed(reader: String, failure: TagReadFailure)
+    /// A LED and buzzer command not sent (no way to the reader now), or a reader found to refuse them: for a debug line.
+    case feedbackSkipped(reader: String, detail: String)
 }

@@ -3,23 +3,33 @@ import POSIXSupport
 /// Watches PC/SC readers through pcscd and reads the URI of each NFC Forum Type 4 tag presented.
 public struct NFCMonitor: Sendable {
     public let readerFilter: String?
+    /// Whether readers with ACS's LED and buzzer commands show verdicts (`show`) and lose their detection beep.
+    public let feedback: Bool
+    private let directory = ReaderDirectory()
 
     /// nil: every reader; otherwise readers whose name contains `readerFilter`.
-    public init(readerFilter: String? = nil) {
+    public init(readerFilter: String? = nil, feedback: Bool = false) {
         self.readerFilter = readerFilter
+        self.feedback = feedback
+    }
+
+    /// Shows `signal` on `reader`'s LED and buzzer, on that reader's own thread once its read is done; returns at once.
+    public func show(_ signal: ReaderSignal, onReader reader: String, publishedAt: ContinuousClock.Instant = .now) {
+        guard feedback else { return }
+        directory.worker(named: reader)?.show(signal, publishedAt: publishedAt)
     }
 
     /// Watches on threads of its own until cancelled, handing each event to `emit` on the thread that saw it (the
     /// monitor's, or a reader's for a tag read); the PC/SC contexts are released before it returns.
     public func run(emit: @escaping @Sendable (NFCEvent) -> Void) async {
-        let session = MonitorSession(readerFilter: readerFilter, emit: emit)
+        let session = MonitorSession(readerFilter: readerFilter, feedback: feedback, directory: directory, emit: emit)
         await OSThread.run(name: "nfc-monitor", stop: session.stop) { session.run() }
     }
 
     /// The same events as a stream; stopping iteration stops the monitor. Each stream is an independent session.
     public func events() -> AsyncStream<NFCEvent> {
         let bridge = ThreadBridge<NFCEvent>()
-        let session = MonitorSession(readerFilter: readerFilter, emit: bridge.send)
+        let session = MonitorSession(readerFilter: readerFilter, feedback: feedback, directory: directory, emit: bridge.send)
         bridge.onTermination(session.stop)
         OSThread.start(name: "nfc-monitor") { session.run() }
         return bridge.elements

@@ -32,4 +32,17 @@ final class PCSCCard {
         response.removeSubrange(Int(length)...)
         return response
     }
+
+    /// pcsc-lite's SCARD_CTL_CODE(3500): the CCID escape, which hands a command to the reader's firmware.
+    static let ccidEscape = DWORD(0x4200_0000 + 3500)
+
+    /// A command to the reader rather than the tag (a direct connection's way to reach the firmware).
+    func control(_ code: DWORD, _ command: [UInt8]) throws(PCSCError) -> [UInt8] {
+        var response = [UInt8](repeating: 0, count: Int(MAX_BUFFER_SIZE))
+        var length: DWORD = 0
+        let status = SCardControl(handle, code, command, DWORD(command.count), &response, DWORD(response.count), &length)
+        guard status == SCARD_S_SUCCESS else { throw PCSCError(status, in: "SCardControl") }
+        response.removeSubrange(Int(length)...)
+        return response
+    }
 }

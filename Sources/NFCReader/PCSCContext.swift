@@ -67,6 +67,17 @@ final class PCSCContext {
     }
 }
 
+extension PCSCContext {
+    /// A connection to the reader itself, tag or no tag, for `PCSCCard.control`.
+    func connectDirect(to reader: String) throws(PCSCError) -> PCSCCard {
+        var card: SCARDHANDLE = 0
+        var activeProtocol: DWORD = 0
+        let status = SCardConnect(handle, reader, DWORD(SCARD_SHARE_DIRECT), 0, &card, &activeProtocol)
+        guard status == SCARD_S_SUCCESS else { throw PCSCError(status, in: "SCardConnect(direct)") }
+        return PCSCCard(handle: card, activeProtocol: activeProtocol)
+    }
+}
+
 /// Ends a `waitForChange` blocked on another thread (SCardCancel is meant for that).
 struct PCSCCanceller: Sendable {
     let context: SCARDCONTEXT

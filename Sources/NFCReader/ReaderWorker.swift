@@ -14,6 +14,8 @@ final class ReaderWorker: Sendable {
 
     private struct Inbox {
         var presentation: Presentation?
+        /// The latest verdict's signal, and when the verdict was published.
+        var signal: (ReaderSignal, publishedAt: ContinuousClock.Instant)?
         var stopping = false
     }
 
@@ -22,17 +24,26 @@ final class ReaderWorker: Sendable {
 
     let reader: String
     private let emit: @Sendable (NFCEvent) -> Void
+    /// Whether this reader's LED and buzzer show verdicts.
+    private let feedback: Bool
     private let inbox = Mutex(Inbox())
     private let wake = ThreadSignal()
 
-    init(reader: String, emit: @escaping @Sendable (NFCEvent) -> Void) {
+    init(reader: String, feedback: Bool, emit: @escaping @Sendable (NFCEvent) -> Void) {
         self.reader = reader
+        self.feedback = feedback
         self.emit = emit
         OSThread.start(name: "nfc-read") { [self] in run() }
     }
 
     func read(_ presentation: Presentation) {
         inbox.withLock { $0.presentation = presentation }
+        wake.signal()
+    }
+
+    /// Shows `signal` on the reader once the thread is idle: after the read in hand, never in the way of one.
+    func show(_ signal: ReaderSignal, publishedAt: ContinuousClock.Instant) {
+        inbox.withLock { $0.signal = (signal, publishedAt) }
         wake.signal()
     }
 
@@ -43,24 +54,33 @@ final class ReaderWorker: Sendable {
 
     private func run() {
         var context = try? PCSCContext.establish()  // ready before the first tap, not during it
+        let reader = reader, emit = emit
+        var lights = feedback ? ReaderFeedback(reader: reader) { emit(.feedbackSkipped(reader: reader, detail: $0)) } : nil
+        lights?.attach(context: context)
         while true {
             wake.wait()
-            let (presentation, stopping) = inbox.withLock { inbox in
-                defer { inbox.presentation = nil }
-                return (inbox.presentation, inbox.stopping)
+            let (presentation, signal, stopping) = inbox.withLock { inbox in
+                defer { inbox.presentation = nil; inbox.signal = nil }
+                return (inbox.presentation, inbox.signal, inbox.stopping)
             }
             if stopping { return }
             if let presentation {
-                emit(read(presentation, context: &context))
+                emit(read(presentation, context: &context, keepingConnectionIn: &lights))
+            }
+            if let (signal, publishedAt) = signal {
+                lights?.show(signal, context: context, publishedAt: publishedAt)
             }
         }
     }
 
-    private func read(_ presentation: Presentation, context: inout PCSCContext?) -> NFCEvent {
+    private func read(_ presentation: Presentation, context: inout PCSCContext?,
+                      keepingConnectionIn lights: inout ReaderFeedback?) -> NFCEvent {
         do {
             let connection = try context ?? PCSCContext.establish()
             context = connection
-            let (uri, readAt) = try readURI(over: connection)
+            lights?.tagConnection = nil
+            let (uri, readAt, card) = try readURI(over: connection)
+            lights?.tagConnection = card
             return .tagRead(TagRead(reader: reader, uri: uri, presentedAt: presentation.at,
                                     readDuration: readAt - presentation.at))
         } catch let failure as TagReadFailure {
@@ -79,14 +99,14 @@ final class ReaderWorker: Sendable {
         }
     }
 
-    /// The URI and the moment it was in hand, before the connection is closed.
-    private func readURI(over context: PCSCContext) throws -> (String, ContinuousClock.Instant) {
+    /// The URI, the moment it was in hand, and the connection, left open for the verdict's signal.
+    private func readURI(over context: PCSCContext) throws -> (String, ContinuousClock.Instant, PCSCCard) {
         let card = try context.connect(to: reader)
         try card.beginTransaction()
         defer { card.endTransaction() }
         let message = try Type4Tag(transmit: { command in try card.transmit(command.bytes) }).readNDEFMessage()
         let uri = try NDEFMessage.firstURI(in: message)
-        return (uri, .now)
+        return (uri, .now, card)
     }
 
     /// An exchange that broke off is the tag leaving the field when pcscd soon sees it gone, else an I/O failure.

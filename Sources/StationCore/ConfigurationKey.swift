@@ -1,4 +1,5 @@
 import Foundation
+import HandheldScanner
 import SealTrustKit
 
 /// Why a value was refused, in words for the one-line error.
@@ -16,6 +17,7 @@ enum ConfigurationKey: String, CaseIterable {
     case apiKeepalive = "api-keepalive"
     case nfc
     case camera
+    case feedback
     case journal
     case station
     case host
@@ -25,6 +27,8 @@ enum ConfigurationKey: String, CaseIterable {
     case tier
     case tokenFile = "token-file"
     case rescanAfter = "rescan-after"
+    case scanner
+    case scannerKeymap = "scanner-keymap"
     case maxClients = "max-clients"
     case clientQueue = "client-queue"
     case journalMaxBytes = "journal-max-bytes"
@@ -32,7 +36,7 @@ enum ConfigurationKey: String, CaseIterable {
     case logLevel = "log-level"
 
 
-    var isRepeatable: Bool { self == .host }
+    var isRepeatable: Bool { self == .host || self == .scanner }
 
     func apply(_ value: String, to options: inout DaemonOptions) throws(BadValue) {
         switch self {
@@ -59,6 +63,12 @@ enum ConfigurationKey: String, CaseIterable {
             case let device where device.hasPrefix("/"): options.camera = .device(device)
             default: throw BadValue(reason: "expected auto, none, a device path such as /dev/video0, or y4m:PATH")
             }
+        case .feedback:
+            switch value {
+            case "auto": options.feedback = true
+            case "none": options.feedback = false
+            default: throw BadValue(reason: "expected auto or none")
+            }
         case .station:
             guard !value.isEmpty else { throw BadValue(reason: "the station needs a name") }
             options.station = value
@@ -74,6 +84,20 @@ enum ConfigurationKey: String, CaseIterable {
             }
             options.tier = tier
         case .rescanAfter: options.rescanAfter = try Self.number(value, in: 0...3_600, "seconds")
+        case .scanner:
+            let spec: ScannerSpec
+            do {
+                spec = try ScannerSpec(parsing: value)
+            } catch {
+                throw BadValue(reason: error.description)
+            }
+            guard !options.scanners.contains(where: { $0.id == spec.id }) else {
+                throw BadValue(reason: "\(spec.id) is already named")
+            }
+            options.scanners.append(spec)
+        case .scannerKeymap:
+            guard let layout = KeymapLayout(rawValue: value) else { throw BadValue(reason: "expected us, de or fr") }
+            options.scannerKeymap = layout
         case .maxClients: options.maxClients = try Self.count(value, in: 1...65_536)
         case .clientQueue: options.clientQueueBytes = try Self.count(value, in: 65_536...(1 << 30))
         case .journalMaxBytes: options.journalMaxBytes = try Self.count(value, in: (1 << 20)...(1 << 40))

@@ -27,13 +27,15 @@ public enum DaemonCommandLine {
         usage: sealtrust-scand [--config PATH] [--socket PATH] [--api-base URL] [--api-timeout SECONDS]
                                [--api-proxy URL|none] [--api-ca FILE] [--api-keepalive SECONDS]
                                [--nfc auto|none|NAME] [--camera auto|none|DEVICE|y4m:PATH]
+                               [--feedback auto|none]
                                [--journal PATH] [--station ID] [--host NAME]... [--lang en|fr]
                                [--latitude DEG --longitude DEG] [--tier TIER] [--token-file PATH]
-                               [--rescan-after SECONDS] [--max-clients N] [--client-queue BYTES]
+                               [--rescan-after SECONDS] [--scanner evdev:PATH|serial:PATH[@BAUD]]...
+                               [--scanner-keymap us|de|fr] [--max-clients N] [--client-queue BYTES]
                                [--journal-max-bytes N] [--journal-max-age DAYS]
                                [--log-level error|warning|info|debug] [--check-config] [--version] [--help]
 
-        Reads NFC tags and QR codes, asks the SealTrust API for a verdict, and publishes
+        Reads NFC tags, QR codes and handheld scanners, asks the SealTrust API for a verdict, and publishes
         scans and verdicts on a Unix socket. The configuration file holds `key = value`
         lines whose keys are these flags' names; a flag replaces the file's values.
         """

@@ -1,4 +1,5 @@
 import Foundation
+import HandheldScanner
 import SealTrustKit
 
 /// Everything the command line and the configuration file can set, with daemon.md's defaults.
@@ -28,6 +29,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var apiKeepalive: Double = 20
     public var nfc = NFCSelection.auto
     public var camera = CameraSelection.auto
+    /// `--feedback auto`: LED and buzzer on the readers that have them; false is `none`.
+    public var feedback = true
     public var journalPath = "/var/lib/sealtrust-scand/journal"
     public var station = DaemonOptions.hostName()
     public var extraHosts: [String] = []
@@ -37,6 +40,9 @@ public struct DaemonOptions: Sendable, Equatable {
     public var tier = AccessTier.public
     public var tokenFile: String?
     public var rescanAfter: Double = 2
+    /// Handheld scanners, in the order given; none by default.
+    public var scanners: [ScannerSpec] = []
+    public var scannerKeymap = KeymapLayout.us
     public var maxClients = 256
     public var clientQueueBytes = 4_194_304
     public var journalMaxBytes = 268_435_456

@@ -7,10 +7,17 @@ public struct NFCSource: ScanSource {
     public let name = "nfc"
     let monitor: NFCMonitor
 
-    /// nil: every reader; otherwise readers whose name contains `readerFilter`.
-    public init(readerFilter: String?) {
-        monitor = NFCMonitor(readerFilter: readerFilter)
+    /// nil: every reader; otherwise readers whose name contains `readerFilter`. `feedback`: `--feedback auto`.
+    public init(readerFilter: String?, feedback: Bool) {
+        monitor = NFCMonitor(readerFilter: readerFilter, feedback: feedback)
     }
+
+    public func show(_ verdict: VerdictEvent) {
+        guard verdict.medium == .nfc, verdict.source.hasPrefix(Self.sourcePrefix) else { return }
+        monitor.show(ReaderSignal(verdict), onReader: String(verdict.source.dropFirst(Self.sourcePrefix.count)))
+    }
+
+    private static let sourcePrefix = "nfc:"
 
     public func run(report: @escaping @Sendable (SourceReport) -> Void) async {
         // The readers said attached and not yet removed: each is removed when pcscd goes away.
@@ -39,6 +46,8 @@ public struct NFCSource: ScanSource {
             case .tagFailed(let reader, let failure):
                 report(.readError(ReadFailure(source: "nfc:\(reader)", medium: .nfc, reason: ReadErrorReason(failure),
                                               detail: failure.detail)))
+            case .feedbackSkipped(_, let detail):
+                report(.note(detail))
             }
         }
     }

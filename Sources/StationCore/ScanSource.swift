@@ -9,6 +9,12 @@ public protocol ScanSource: Sendable {
     var name: String { get }
     /// Reads until cancelled, or until the source ends for good (a Y4M file played once).
     func run(report: @escaping @Sendable (SourceReport) -> Void) async
+    /// Shows a published verdict at the device that read its code, if it can (a reader's LED and buzzer); returns at once.
+    func show(_ verdict: VerdictEvent)
+}
+
+extension ScanSource {
+    public func show(_ verdict: VerdictEvent) {}
 }
 
 /// What a source tells the core.
@@ -17,6 +23,8 @@ public enum SourceReport: Sendable, Hashable {
     case state(SourceEvent, replacing: String? = nil)
     case scan(ScanRead)
     case readError(ReadFailure)
+    /// Worth a debug line and nothing more.
+    case note(String)
 }
 
 /// One string read, exactly as read.

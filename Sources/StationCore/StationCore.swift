@@ -58,6 +58,8 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     private let startedAt = ContinuousClock.now
     private let lastStatusLine = Mutex("")
     private let onStatusChange: @Sendable (String) -> Void
+    /// The sources running into this core, which may show a verdict at the device that read it.
+    private let runningSources = Mutex<[any ScanSource]>([])
 
     public init(options: DaemonOptions, journal: Journal, publisher: any EventPublisher, logger: Logger, tokens: TokenStore,
                 onStatusChange: @escaping @Sendable (String) -> Void) {
@@ -86,11 +88,16 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 
     /// The service that runs `source` into this core.
     public func service(for source: any ScanSource) -> any Service {
-        SourceService(source: source, core: self)
+        runningSources.withLock { $0.append(source) }
+        return SourceService(source: source, core: self)
     }
 
-    /// Takes a source's report; callable from any thread.
+    /// Takes a source's report; callable from any thread. A note is only logged, on the caller's thread.
     public func receive(_ report: SourceReport) {
+        if case .note(let text) = report {
+            logger.debug(text)
+            return
+        }
         inbox.send(.report(report))
     }
 
@@ -108,6 +115,8 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
                     sourceChanged(event, replacing: replacing)
                 case .report(.readError(let failure)):
                     readFailed(failure)
+                case .report(.note):
+                    break  // logged by `receive`
                 case .report(.scan(let read)):
                     take(read, requestID: nil, requester: nil, stopping: stopping, callsInFlight: &callsInFlight,
                          waiting: &waiting, group: &group)
@@ -157,7 +166,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
             let verdict = scanned.kind == .foreign
                 ? Verdict(foreignWith: live.texts)
                 : Verdict(chip: ScanOutcome.from(SealTrustError.invalidScanAddress), texts: live.texts, messages: live.messages)
-            log.record(.verdict(conclude(verdict, scanID: scanID, read: read, requestID: requestID)), requester: requester)
+            publish(conclude(verdict, scanID: scanID, read: read, requestID: requestID), requester: requester)
             publishStatusLine()
             return
         }
@@ -171,7 +180,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         }
         log.record(scan, requester: requester)
         if let early = call.order.scanWritten() {
-            log.record(.verdict(early), requester: requester)
+            publish(early, requester: requester)
         }
     }
 
@@ -180,10 +189,16 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         group.addTask {
             let verdict = await self.verdict(for: call)
             let event = self.conclude(verdict, scanID: call.scanID, read: call.read, requestID: call.requestID)
-            if call.order.verdictReady(event) { self.log.record(.verdict(event), requester: call.requester) }
+            if call.order.verdictReady(event) { self.publish(event, requester: call.requester) }
             self.publishStatusLine()
             self.inbox.send(.callEnded)
         }
+    }
+
+    /// Journals and publishes the verdict, then hands it to the sources: a reader's LED and buzzer show it right after.
+    private func publish(_ verdict: VerdictEvent, requester: ClientID?) {
+        log.record(.verdict(verdict), requester: requester)
+        for source in runningSources.withLock({ $0 }) { source.show(verdict) }
     }
 
     /// One call, and a chip URL exactly once: never resent on our own.
@@ -282,7 +297,10 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         if options.journalPath != previous.journalPath { needsRestart.append("journal") }
         if options.nfc != previous.nfc { needsRestart.append("nfc") }
         if options.camera != previous.camera { needsRestart.append("camera") }
+        if options.feedback != previous.feedback { needsRestart.append("feedback") }
         if options.rescanAfter != previous.rescanAfter { needsRestart.append("rescan-after") }
+        if options.scanners != previous.scanners { needsRestart.append("scanner") }
+        if options.scannerKeymap != previous.scannerKeymap { needsRestart.append("scanner-keymap") }
         if options.maxClients != previous.maxClients { needsRestart.append("max-clients") }
         if options.clientQueueBytes != previous.clientQueueBytes { needsRestart.append("client-queue") }
         if options.journalMaxBytes != previous.journalMaxBytes { needsRestart.append("journal-max-bytes") }
@@ -293,12 +311,18 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         return needsRestart
     }
 
-    /// The systemd `STATUS=` text: readers, camera, scans so far, last API error.
+    /// The systemd `STATUS=` text: readers, camera, handheld scanners (when any), scans so far, last API error.
     public var statusLine: String {
         let all = sources.all
         let readers = all.filter { $0.medium == .nfc && $0.id != "nfc" && $0.state == .ready }.count
         let camera = all.first { $0.medium == .qr }.map { "\($0.id) \($0.state.rawValue)" } ?? "no camera"
-        var line = "\(readers) reader\(readers == 1 ? "" : "s") ready, \(camera), \(counters.scans) scan\(counters.scans == 1 ? "" : "s")"
+        var line = "\(readers) reader\(readers == 1 ? "" : "s") ready, \(camera), "
+        let scanners = all.filter { $0.medium == .hid || $0.medium == .serial }
+        if !scanners.isEmpty {
+            let ready = scanners.filter { $0.state == .ready }.count
+            line += "\(ready) of \(scanners.count) scanner\(scanners.count == 1 ? "" : "s") ready, "
+        }
+        line += "\(counters.scans) scan\(counters.scans == 1 ? "" : "s")"
         if let lastError = counters.lastAPIError { line += ", last API error: \(lastError)" }
         return line
     }

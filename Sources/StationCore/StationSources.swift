@@ -1,13 +1,14 @@
 import QRScanner
 
-/// The sources the options name: an NFC monitor and a camera or Y4M stream, each unless set to `none`.
+/// The sources the options name: an NFC monitor and a camera or Y4M stream, each unless set to `none`, and each
+/// handheld scanner.
 public enum StationSources {
     public static func make(for options: DaemonOptions) -> [any ScanSource] {
         var sources: [any ScanSource] = []
         switch options.nfc {
         case .none: break
-        case .auto: sources.append(NFCSource(readerFilter: nil))
-        case .matching(let name): sources.append(NFCSource(readerFilter: name))
+        case .auto: sources.append(NFCSource(readerFilter: nil, feedback: options.feedback))
+        case .matching(let name): sources.append(NFCSource(readerFilter: name, feedback: options.feedback))
         }
         let rescanAfter = Duration.milliseconds(Int64((options.rescanAfter * 1000).rounded()))
         switch options.camera {
@@ -15,6 +16,9 @@ public enum StationSources {
         case .auto: sources.append(QRSource(.camera(device: nil), rescanAfter: rescanAfter))
         case .device(let path): sources.append(QRSource(.camera(device: path), rescanAfter: rescanAfter))
         case .y4m(let path): sources.append(QRSource(.y4m(path: path), rescanAfter: rescanAfter))
+        }
+        for spec in options.scanners {
+            sources.append(HandheldSource(spec, keymap: options.scannerKeymap, rescanAfter: rescanAfter))
         }
         return sources
     }

@@ -10,4 +10,10 @@ public enum ReadErrorReason: String, Sendable, Hashable, CaseIterable {
     case io
     /// A code whose bytes are not UTF-8 text.
     case invalidUTF8 = "invalid_utf8"
+    /// A handheld scanner's code that stopped without its terminator (a gap over 100 ms, lost events, unplugged).
+    case incomplete
+    /// A keyboard-wedge scanner's key with no character in the keymap.
+    case unmappedKey = "unmapped_key"
+    /// A handheld scanner's code over 4,096 characters (or bytes).
+    case tooLong = "too_long"
 }

@@ -81,3 +81,53 @@ struct CommandLineTests {
         #expect(help.status == 0 && help.stdout.contains("--rescan-after SECONDS"))
     }
 }
+
+/// `--scanner` and `--scanner-keymap`, on the command line and in the file.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct ScannerOptionTests {
+    func run(_ arguments: [String]) throws -> (status: Int32?, stderr: String) {
+        let process = try SupervisedProcess(executable: builtProduct("sealtrust-scand"), arguments: arguments)
+        let status = process.waitForExit(timeout: .seconds(20))
+        return (status, process.standardError)
+    }
+
+    @Test func badScannersExitTwoWithOneLine() throws {
+        let kind = try run(["--scanner", "usb:/dev/ttyACM0"])
+        #expect(kind.status == 2 && kind.stderr.contains("evdev:PATH or serial:PATH[@BAUD]"))
+        let baud = try run(["--scanner", "serial:/dev/ttyACM0@9601"])
+        #expect(baud.status == 2 && baud.stderr.contains("baud rate must be one of"))
+        let twice = try run(["--scanner", "serial:/dev/ttyACM0", "--scanner", "serial:/dev/ttyACM0@115200"])
+        #expect(twice.status == 2 && twice.stderr.contains("serial:/dev/ttyACM0 is already named"))
+        let keymap = try run(["--scanner-keymap", "uk"])
+        #expect(keymap.status == 2 && keymap.stderr.split(separator: "\n").count == 1 && keymap.stderr.contains("us, de or fr"))
+    }
+
+    @Test func theFilesScannersAreEachASourceAndAFlagReplacesThem() throws {
+        let directory = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/scand.conf"
+        try """
+            scanner = evdev:\(directory)/kbd
+            scanner = serial:\(directory)/tty@115200
+            scanner-keymap = fr
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let fromFile = try ScanDaemon(api: nil, extra: ["--config", config], directory: directory).waitUntilListening()
+        let (client, hello) = try fromFile.connect()
+        var seen = hello["sources"]?.arrayValue ?? []
+        while Set(seen.compactMap { $0["id"]?.string }).count < 2,
+              let event = try client.next(where: { $0["type"]?.string == "source" }) { seen.append(event) }
+        #expect(Set(seen.compactMap { $0["id"]?.string }) == ["evdev:\(directory)/kbd", "serial:\(directory)/tty"])
+        #expect(Set(seen.compactMap { $0["medium"]?.string }) == ["hid", "serial"])
+        #expect(seen.allSatisfy { $0["state"]?.string == "absent" }, "a scanner not plugged in is absent, not an error")
+        client.close()
+        _ = fromFile.terminate()
+
+        let replaced = try ScanDaemon(api: nil, extra: ["--config", config, "--scanner", "evdev:\(directory)/other"], directory: directory)
+            .waitUntilListening()
+        defer { _ = replaced.terminate() }
+        let (second, secondHello) = try replaced.connect()
+        var ids = secondHello["sources"]?.arrayValue?.compactMap { $0["id"]?.string } ?? []
+        if ids.isEmpty, let event = try second.next(where: { $0["type"]?.string == "source" }) { ids = [event["id"]?.string ?? ""] }
+        #expect(ids == ["evdev:\(directory)/other"])
+    }
+}

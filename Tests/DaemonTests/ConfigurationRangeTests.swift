@@ -23,6 +23,13 @@ import Testing
         return options
     }
 
+    @Test func feedbackIsAutoOrNone() throws {
+        #expect(try options([]).feedback, "LED and buzzer by default")
+        #expect(try options(["--feedback", "none"]).feedback == false)
+        #expect(try options(["--feedback", "auto"]).feedback)
+        #expect(problem(["--feedback", "loud"]) == "--feedback: bad value 'loud' for 'feedback': expected auto or none")
+    }
+
     @Test(arguments: [
         ("--rescan-after", "1e16", "expected seconds from 0 to 3600"),
         ("--rescan-after", "-1", "expected seconds from 0 to 3600"),

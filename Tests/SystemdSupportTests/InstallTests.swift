@@ -35,12 +35,12 @@ import Testing
         #expect(FileManager.default.contentsEqual(atPath: installed(execStart), andPath: products + "/sealtrust-scand"))
         #expect(FileManager.default.isExecutableFile(atPath: installed("/usr/local/bin/sealtrust-scanctl")))
 
-        // The user and its video membership come from the sysusers file.
+        // The user and its memberships (camera, keyboard-wedge and serial scanners) come from the sysusers file.
         let sysusers = try String(contentsOfFile: installed("/usr/local/lib/sysusers.d/sealtrust-scand.conf"), encoding: .utf8)
         let user = try #require(service.value("User", in: "Service"))
         #expect(sysusers.contains("\nu \(user) "))
-        #expect(sysusers.contains("\nm \(user) video\n"))
-        #expect(service.value("SupplementaryGroups", in: "Service") == "video")
+        for group in ["video", "input", "dialout"] { #expect(sysusers.contains("\nm \(user) \(group)\n")) }
+        #expect(service.value("SupplementaryGroups", in: "Service") == "video input dialout")
         #expect(socket.value("SocketUser", in: "Socket") == user)
         #expect(socket.value("SocketMode", in: "Socket") == "0660")
 

@@ -75,6 +75,21 @@ import Testing
         #expect(example.contains(Assignment(key: "SYMLINK", attribute: nil, operation: "+=", value: "sealtrust-camera")))
     }
 
+    @Test func theScannerExamplesGiveTheDeviceToTheDaemonAndStartIt() throws {
+        let parsed = try ruleLines.map { try Self.parse($0) }
+        let scanners = parsed.filter { $0.contains { $0.key == "SYMLINK" && $0.value.hasPrefix("sealtrust-scanner") } }
+        #expect(scanners.count == 2)
+        for (rule, (subsystem, group)) in zip(scanners, [("input", "input"), ("tty", "dialout")]) {
+            #expect(rule.contains(Assignment(key: "SUBSYSTEM", attribute: nil, operation: "==", value: subsystem)))
+            #expect(rule.contains { $0.key == "ENV" && $0.attribute == "ID_VENDOR_ID" && $0.operation == "==" })
+            #expect(rule.contains { $0.key == "ENV" && $0.attribute == "ID_MODEL_ID" && $0.operation == "==" })
+            #expect(rule.contains(Assignment(key: "OWNER", attribute: nil, operation: "=", value: "sealtrust-scand")))
+            #expect(rule.contains(Assignment(key: "GROUP", attribute: nil, operation: "=", value: group)))
+            #expect(rule.contains(Assignment(key: "TAG", attribute: nil, operation: "+=", value: "systemd")))
+            #expect(rule.contains(Assignment(key: "ENV", attribute: "SYSTEMD_WANTS", operation: "+=", value: "sealtrust-scand.service")))
+        }
+    }
+
     /// systemd's 99-systemd.rules pulls in smartcard.target for every ID_SMARTCARD_READER device: the service is
     /// wanted by that target, and no rule of ours repeats systemd's.
     @Test func aReaderStartsTheServiceThroughSmartcardTarget() throws {

@@ -64,6 +64,19 @@ public final class VirtualTag: Sendable {
         try await command("mle \(mle)", until: { $0.hasPrefix("MLE ") })
     }
 
+    /// How the tag answers class `FF` commands (a reader's LED, buzzer and beep): accepted (`9000`) or refused (`6A81`).
+    public func set(pseudoAPDUs accepted: Bool) async throws {
+        try await command("pseudo \(accepted ? "accept" : "refuse")", until: { $0.hasPrefix("PSEUDO ") })
+    }
+
+    /// The class `FF` commands the tag received after the first `skip` lines of its transcript, in hex.
+    public func pseudoAPDUs(after skip: Int = 0) -> [String] {
+        transcript.dropFirst(skip).compactMap { line in
+            guard line.hasPrefix("PSEUDO "), let arrow = line.range(of: " -> ") else { return nil }
+            return String(line[line.index(line.startIndex, offsetBy: 7) ..< arrow.lowerBound])
+        }
+    }
+
     /// The SDMReadCtr before the next read: that read gives `counter + 1`.
     public func set(counter: Int) async throws {
         try await command("counter \(counter)", until: { $0.hasPrefix("COUNTER ") })

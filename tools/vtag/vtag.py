@@ -40,7 +40,11 @@ SW_NO_FILE_SELECTED = b"\x69\x86"
 SW_INS_NOT_SUPPORTED = b"\x6d\x00"
 SW_CLA_NOT_SUPPORTED = b"\x6e\x00"
 SW_END_OF_FILE = b"\x62\x82"
+SW_FUNCTION_NOT_SUPPORTED = b"\x6a\x81"
 SLOW_READ_S = 3.0
+# A reader's own commands (class FF: ACS's LED and buzzer, its detection beep): vpcd passes them to the tag.
+PSEUDO_CLASS = 0xFF
+PSEUDO_ANSWERS = {"accept": SW_OK, "refuse": SW_FUNCTION_NOT_SUPPORTED}
 
 MODES = {
     "good": "a URI record with a fresh SUN URL",
@@ -102,8 +106,9 @@ class Report:
 class Chip:
     """The card's state: selection, SDM read counter, and the file content of the current read."""
 
-    def __init__(self, chip, mode, mle, counter, report):
+    def __init__(self, chip, mode, mle, counter, report, pseudo="accept"):
         self.chip, self.mode, self.mle_override, self.counter = chip, mode, mle, counter
+        self.pseudo = pseudo
         self.report = report
         self.reset()
 
@@ -300,6 +305,11 @@ class VirtualTag:
                         self.chip.reset()
                         self.report("POWER off")
                     continue
+                if message[:1] == bytes([PSEUDO_CLASS]):
+                    response = PSEUDO_ANSWERS[self.chip.pseudo]
+                    self.report("PSEUDO %s -> %s" % (message.hex().upper(), response.hex().upper()))
+                    self.send(sock, response)
+                    continue
                 response = self.chip.answer(message)
                 self.report("APDU %s -> %s" % (message.hex().upper(),
                                                "removed" if response is None else response[-2:].hex().upper()))
@@ -381,6 +391,12 @@ class VirtualTag:
                 with self.lock:
                     self.chip.counter = counter
                 self.report("COUNTER %d" % counter)
+            elif verb == "pseudo" and len(args) == 1:
+                if args[0] not in PSEUDO_ANSWERS:
+                    raise ValueError("pseudo takes accept or refuse")
+                with self.lock:
+                    self.chip.pseudo = args[0]
+                self.report("PSEUDO %s" % args[0])
             elif verb == "sync" and not args:
                 self.report("SYNC")
             elif verb == "quit" and not args:

@@ -1,0 +1,67 @@
+import HandheldScanner
+import POSIXSupport
+
+/// A handheld scanner as a source of codes: a keyboard-wedge scanner's evdev node or a serial scanner's port,
+/// hot-plugged, read on a thread of its own.
+public struct HandheldScannerSource: Sendable {
+    public let spec: ScannerSpec
+    public let keymap: KeymapLayout
+    public let rescanAfter: Duration
+
+    /// `keymap`: the layout a keyboard-wedge scanner types in (unused for serial ones).
+    /// `rescanAfter`: the same code read again within this time of its last read is not a new scan.
+    public init(spec: ScannerSpec, keymap: KeymapLayout = .us, rescanAfter: Duration = .seconds(2)) {
+        self.spec = spec
+        self.keymap = keymap
+        self.rescanAfter = rescanAfter
+    }
+
+    private var threadName: String {
+        switch spec {
+        case .evdev: "scanner-evdev"
+        case .serial: "scanner-serial"
+        }
+    }
+
+    /// Reads until cancelled (the grab is then given back and the thread has ended when this returns), or until
+    /// a regular file of records has been played. `emit` is called on the reader's thread.
+    public func run(emit: @escaping @Sendable (ScannerEvent) -> Void) async {
+        let reader: ScannerReader
+        do {
+            reader = try ScannerReader(spec: spec, keymap: Keymap(keymap), rescanAfter: rescanAfter, emit: emit)
+        } catch {
+            emit(.error(detail: "cannot start: \(error)"))
+            return
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
+                OSThread.start(name: threadName) {
+                    reader.run()
+                    ended.resume()
+                }
+            }
+        } onCancel: {
+            reader.stop()
+        }
+    }
+
+    /// The same events as a stream, which ends when the source ends for good; stopping iteration stops the reader.
+    /// The thread starts at once, not when a task gets to run.
+    public func events() -> AsyncStream<ScannerEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ScannerEvent.self, bufferingPolicy: .unbounded)
+        let reader: ScannerReader
+        do {
+            reader = try ScannerReader(spec: spec, keymap: Keymap(keymap), rescanAfter: rescanAfter) { continuation.yield($0) }
+        } catch {
+            continuation.yield(.error(detail: "cannot start: \(error)"))
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { _ in reader.stop() }
+        OSThread.start(name: threadName) {
+            reader.run()
+            continuation.finish()
+        }
+        return stream
+    }
+}

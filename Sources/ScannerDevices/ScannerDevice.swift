@@ -1,0 +1,111 @@
+import CLinuxInput
+import Glibc
+import HandheldScanner
+import POSIXSupport
+
+/// An open scanner: an evdev node (grabbed), a file or FIFO of `input_event` records, or a serial port in raw mode.
+/// Closing it (the end of its scope) gives the grab back.
+struct ScannerDevice: ~Copyable {
+    enum Kind: Equatable {
+        /// An evdev node, grabbed for this descriptor alone.
+        case inputDevice
+        /// A regular file: played once.
+        case regularFile
+        /// A FIFO: live, opened again for its next writer.
+        case fifo
+        /// A terminal (a CDC-ACM port, a pseudo-terminal) in raw mode.
+        case terminal
+    }
+
+    enum OpenFailure: Error {
+        /// No such path (yet).
+        case missing
+        case unusable(String)
+    }
+
+    let descriptor: Int32
+    let kind: Kind
+    /// For the `ready` event: the device's name, or what it is.
+    let detail: String
+
+    private init(descriptor: Int32, kind: Kind, detail: String) {
+        self.descriptor = descriptor
+        self.kind = kind
+        self.detail = detail
+    }
+
+    /// Opens a keyboard-wedge scanner's node and grabs it so its keys reach nothing else; a file or FIFO is read as is.
+    static func openInput(_ path: String) throws(OpenFailure) -> ScannerDevice {
+        let descriptor = try openDescriptor(path, flags: O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        switch fileType(descriptor) {
+        case S_IFCHR:
+            guard clinuxinput_grab(descriptor, 1) == 0 else {
+                let failure = SystemCallError("EVIOCGRAB")
+                close(descriptor)
+                throw .unusable(failure.errno == Errno(EBUSY) ? "grabbed by another program" : "cannot grab: \(failure)")
+            }
+            var name = [CChar](repeating: 0, count: 256)
+            let length = clinuxinput_name(descriptor, &name, UInt32(name.count))
+            let shown = length > 0 ? printable(String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) : "unnamed"
+            return ScannerDevice(descriptor: descriptor, kind: .inputDevice, detail: "\(shown), grabbed")
+        case S_IFREG:
+            return ScannerDevice(descriptor: descriptor, kind: .regularFile, detail: "input_event records from a file")
+        case S_IFIFO:
+            return ScannerDevice(descriptor: descriptor, kind: .fifo, detail: "input_event records from a FIFO")
+        default:
+            close(descriptor)
+            throw .unusable("not an input device, a file or a FIFO")
+        }
+    }
+
+    /// Opens a serial scanner's port in raw mode at `baud` (CDC-ACM devices ignore the rate).
+    static func openSerial(_ path: String, baud: Int) throws(OpenFailure) -> ScannerDevice {
+        let descriptor = try openDescriptor(path, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard isatty(descriptor) == 1 else {
+            close(descriptor)
+            throw .unusable("not a terminal")
+        }
+        var settings = termios()
+        guard tcgetattr(descriptor, &settings) == 0 else {
+            let failure = SystemCallError("tcgetattr")
+            close(descriptor)
+            throw .unusable("\(failure)")
+        }
+        cfmakeraw(&settings)
+        settings.c_cflag |= tcflag_t(CLOCAL | CREAD)
+        _ = cfsetspeed(&settings, speed(baud))
+        guard tcsetattr(descriptor, TCSANOW, &settings) == 0 else {
+            let failure = SystemCallError("tcsetattr")
+            close(descriptor)
+            throw .unusable("cannot set raw mode: \(failure)")
+        }
+        return ScannerDevice(descriptor: descriptor, kind: .terminal, detail: "raw mode, \(baud) baud")
+    }
+
+    deinit {
+        if kind == .inputDevice { _ = clinuxinput_grab(descriptor, 0) }
+        close(descriptor)
+    }
+
+    private static func openDescriptor(_ path: String, flags: Int32) throws(OpenFailure) -> Int32 {
+        let descriptor = open(path, flags)
+        guard descriptor >= 0 else {
+            let failure = SystemCallError("open")
+            throw failure.errno == Errno(ENOENT) || failure.errno == Errno(ENOTDIR) ? .missing : .unusable("cannot open: \(failure)")
+        }
+        return descriptor
+    }
+
+    private static func fileType(_ descriptor: Int32) -> mode_t {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return 0 }
+        return status.st_mode & S_IFMT
+    }
+
+    /// `baud` is one of `ScannerSpec.baudRates`.
+    private static func speed(_ baud: Int) -> speed_t {
+        let speeds: [Int: Int32] = [1200: B1200, 2400: B2400, 4800: B4800, 9600: B9600, 19200: B19200, 38400: B38400,
+                                    57600: B57600, 115200: B115200, 230400: B230400, 460800: B460800, 921600: B921600]
+        return speed_t(speeds[baud] ?? B9600)
+    }
+}
