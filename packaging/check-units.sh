@@ -1,7 +1,7 @@
 #!/bin/sh
 # Checks the units as installed under $DESTDIR (called by `make check-units` and the SystemdSupport tests):
 # systemd-analyze verify accepts them, and each service's exposure is at most $MAX_EXPOSURE (default 2.5).
-# The installed ExecStart names the final path, so the check verifies a copy pointed into $DESTDIR.
+# The installed ExecStart and ExecReload name the final path, so the check verifies a copy pointed into $DESTDIR.
 set -eu
 : "${DESTDIR:?DESTDIR must name the scratch root the units were installed into}"
 : "${PREFIX:=/usr/local}" "${BINDIR:=$PREFIX/bin}" "${MANDIR:=$PREFIX/share/man}" "${UNITDIR:=$PREFIX/lib/systemd/system}"
@@ -11,7 +11,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for unit in sealtrust-scand.service sealtrust-scand.socket sealtrust-kiosk.service; do
     [ -f "$DESTDIR$UNITDIR/$unit" ] || { echo "check-units: $DESTDIR$UNITDIR/$unit is missing" >&2; exit 1; }
-    sed "s|^ExecStart=$BINDIR/|ExecStart=$DESTDIR$BINDIR/|" "$DESTDIR$UNITDIR/$unit" > "$work/$unit"
+    sed -e "s|^ExecStart=$BINDIR/|ExecStart=$DESTDIR$BINDIR/|" -e "s|^ExecReload=$BINDIR/|ExecReload=$DESTDIR$BINDIR/|" \
+        "$DESTDIR$UNITDIR/$unit" > "$work/$unit"
 done
 
 # verify prints nothing when the units are sound; Documentation=man: pages are looked up in the scratch root.

@@ -42,6 +42,7 @@ install_files() {
     [ "$CONFDIR" = /etc/sealtrust-scand ] || config_option=" --config $CONFDIR/scand.conf"
     for unit in sealtrust-scand.service sealtrust-scand.socket sealtrust-kiosk.service; do
         sed -e "s|^ExecStart=/usr/local/bin/sealtrust-scand\$|ExecStart=$BINDIR/sealtrust-scand$config_option|" \
+            -e "s|^ExecReload=/usr/local/bin/sealtrust-scand --check-config\$|ExecReload=$BINDIR/sealtrust-scand$config_option --check-config|" \
             -e "s|^ExecStart=/usr/local/bin/sealtrust-kiosk\$|ExecStart=$BINDIR/sealtrust-kiosk|" \
             -e "s|^LoadCredential=sealtrust-token:/etc/sealtrust-scand/|LoadCredential=sealtrust-token:$CONFDIR/|" \
             "systemd/$unit" > "$new_manifest.unit"

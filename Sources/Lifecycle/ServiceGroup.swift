@@ -1,3 +1,4 @@
+import Glibc
 import POSIXSupport
 import SystemdSupport
 
@@ -84,9 +85,10 @@ public final class ServiceGroup: Sendable {
                 for await request in signals {
                     switch request {
                     case .reload:
-                        notifier?.send("RELOADING=1")
+                        // systemd (Type=notify-reload) wants the CLOCK_MONOTONIC time of the reload's start with RELOADING=1.
+                        notifier?.send("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
                         hooks.reload()
-                        notifier?.send("READY=1")
+                        notifier?.send("READY=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
                     case .stop(let name):
                         return .stopRequested(name)
                     }
@@ -144,6 +146,13 @@ public final class ServiceGroup: Sendable {
     }
 
     /// Runs the service until it returns or `stop` finishes, which cancels it.
+    /// CLOCK_MONOTONIC in microseconds, as sd_notify's MONOTONIC_USEC= takes it.
+    static func monotonicMicroseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+    }
+
     private static func run(_ service: any Service, until stop: Latch) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await service.run() }

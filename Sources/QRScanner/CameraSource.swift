@@ -12,7 +12,22 @@ struct CameraSource: FrameSource {
 
     func run(into sink: some FrameSink) {
         var reportedAbsent = false
+        var reportedProblem: String?
         while !sink.isStopped {
+            // A named path that is no camera is said once, as an error with its reason, and never handed to libv4l2.
+            if let device, case let capability = VideoCapability.of(device), capability != .capture {
+                if case .unusable(let reason) = capability, reportedProblem != reason {
+                    sink.report(.sourceError(id: QRSourceSpec.camera(device: device).id, detail: reason))
+                    reportedProblem = reason
+                    reportedAbsent = false
+                } else if capability == .missing, !reportedAbsent {
+                    sink.report(.sourceAbsent(id: QRSourceSpec.camera(device: device).id))
+                    reportedAbsent = true
+                    reportedProblem = nil
+                }
+                Y4MSource.sleep(Self.retryInterval, unless: sink)
+                continue
+            }
             guard let camera = openCamera() else {
                 if !reportedAbsent {
                     sink.report(.sourceAbsent(id: QRSourceSpec.camera(device: device).id))
@@ -22,6 +37,7 @@ struct CameraSource: FrameSource {
                 continue
             }
             reportedAbsent = false
+            reportedProblem = nil
             let id = QRSourceSpec.camera(device: camera.device).id
             sink.report(.sourceReady(id: id, detail: "\(zbar_video_get_width(camera.video))x\(zbar_video_get_height(camera.video)) V4L2"))
             let gone = stream(from: camera.video, into: sink)
@@ -70,13 +86,13 @@ struct CameraSource: FrameSource {
         return nil
     }
 
-    /// /dev/video0, /dev/video1, ... in number order.
+    /// The capture devices among /dev/video0, /dev/video1, ... in number order (a camera's metadata node is skipped).
     private static func videoDevices() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? []
         return names.compactMap { name -> (Int, String)? in
             guard name.hasPrefix("video"), let number = Int(name.dropFirst(5)) else { return nil }
             return (number, "/dev/\(name)")
-        }.sorted { $0.0 < $1.0 }.map(\.1)
+        }.sorted { $0.0 < $1.0 }.map(\.1).filter { VideoCapability.of($0) == .capture }
     }
 
     private static func errorText(_ video: OpaquePointer) -> String {

@@ -1,9 +1,9 @@
 import Glibc
 
 /// RFC 3339 timestamps in UTC with milliseconds, the form every event's `at` takes.
-enum Timestamp {
+public enum Timestamp {
     /// The current time, as seconds since the epoch and as its RFC 3339 text.
-    static func now() -> (seconds: Double, text: String) {
+    public static func now() -> (seconds: Double, text: String) {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         let milliseconds = Int(spec.tv_nsec / 1_000_000)

@@ -15,6 +15,8 @@ public struct ConfigurationError: Error, Sendable, Equatable {
 public enum DaemonCommandLine {
     public enum Request: Sendable, Equatable {
         case run(DaemonOptions)
+        /// `--check-config`: check, say so, and exit (ExecReload runs it before SIGHUP).
+        case checkConfig(DaemonOptions)
         case version
         case help
     }
@@ -31,7 +33,7 @@ public enum DaemonCommandLine {
                                [--rescan-after SECONDS] [--scanner evdev:PATH|serial:PATH[@BAUD]]...
                                [--scanner-keymap us|de|fr] [--max-clients N] [--client-queue BYTES]
                                [--journal-max-bytes N] [--journal-max-age DAYS]
-                               [--log-level error|warning|info|debug] [--version] [--help]
+                               [--log-level error|warning|info|debug] [--check-config] [--version] [--help]
 
         Reads NFC tags, QR codes and handheld scanners, asks the SealTrust API for a verdict, and publishes
         scans and verdicts on a Unix socket. The configuration file holds `key = value`
@@ -52,12 +54,17 @@ public enum DaemonCommandLine {
     ) throws(ConfigurationError) -> Request {
         var flags: [Setting] = []
         var configPath: String?
+        var checkOnly = false
         var index = arguments.startIndex
         while index < arguments.endIndex {
             let argument = arguments[index]
             index += 1
             if argument == "--version" { return .version }
             if argument == "--help" || argument == "-h" { return .help }
+            if argument == "--check-config" {
+                checkOnly = true
+                continue
+            }
             guard argument.hasPrefix("--"), argument.count > 2 else {
                 throw ConfigurationError(message: "unexpected argument '\(argument)' (see --help)")
             }
@@ -121,7 +128,25 @@ public enum DaemonCommandLine {
             let given = options.latitude == nil ? "longitude" : "latitude"
             throw ConfigurationError(message: "\(seen[given] ?? given): latitude and longitude go together; set both or neither")
         }
+        if checkOnly {
+            try checkNamedFiles(of: options, environment: environment)
+            return .checkConfig(options)
+        }
         return .run(options)
+    }
+
+    /// What `--check-config` adds to parsing: the files the configuration names can be read now.
+    static func checkNamedFiles(of options: DaemonOptions, environment: [String: String]) throws(ConfigurationError) {
+        let tokenFile = options.tokenFile ?? environment["CREDENTIALS_DIRECTORY"].flatMap { directory in
+            let credential = directory + "/sealtrust-token"
+            return FileManager.default.fileExists(atPath: credential) ? credential : nil
+        }
+        for (what, path) in [("token file", tokenFile), ("CA bundle", options.apiCAFile)] {
+            guard let path else { continue }
+            guard FileHandle(forReadingAtPath: path) != nil else {
+                throw ConfigurationError(message: "\(path): cannot read the \(what): \(readFailureReason(path))")
+            }
+        }
     }
 
     /// The most a configuration file may hold: a few hundred lines are plenty, and /dev/zero must not be read for ever.

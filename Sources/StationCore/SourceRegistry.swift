@@ -5,6 +5,12 @@ import Synchronization
 /// The sources the station has seen and their last state, for `hello`, `status` and the systemd status line.
 final class SourceRegistry: Sendable {
     private let entries = Mutex<[SourceEvent]>([])
+    /// Each source's last scan, as RFC 3339 text.
+    private let lastScans = Mutex<[String: String]>([:])
+
+    func scanned(by id: String, at time: String) {
+        lastScans.withLock { $0[id] = time }
+    }
 
     /// Records a state; false when nothing changed, so that repeated reports are not journaled again.
     func update(_ entry: SourceEvent) -> Bool {
@@ -29,6 +35,18 @@ final class SourceRegistry: Sendable {
     var json: JSON {
         .array(all.map { entry in
             .object([("id", .string(entry.id)), ("medium", .string(entry.medium.rawValue)), ("state", .string(entry.state.rawValue))])
+        })
+    }
+
+    /// For `status`: each source with `last_scan_at` once it has scanned.
+    var statusJSON: JSON {
+        let lastScans = lastScans.withLock { $0 }
+        return .array(all.map { entry in
+            var fields: [(String, JSON)] = [
+                ("id", .string(entry.id)), ("medium", .string(entry.medium.rawValue)), ("state", .string(entry.state.rawValue)),
+            ]
+            if let last = lastScans[entry.id] { fields.append(("last_scan_at", .string(last))) }
+            return .object(fields)
         })
     }
 }

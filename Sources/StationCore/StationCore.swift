@@ -157,6 +157,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         let scanned = ScannedCode(raw: read.raw, extraHosts: live.options.extraHosts)
         let scanID = UUID().uuidString.lowercased()
         counters.countScan()
+        sources.scanned(by: read.source, at: Timestamp.now().text)
         logger.info("scan \(scanID) from \(read.source): \(scanned.kind.rawValue)")
         let scan = StationEvent.scan(scanned.event(scanID: scanID, source: read.source, medium: read.medium, raw: read.raw,
                                                    requestID: requestID))
@@ -164,7 +165,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
             log.record(scan, requester: requester)
             let verdict = scanned.kind == .foreign
                 ? Verdict(foreignWith: live.texts)
-                : Verdict(chip: ScanOutcome.from(SealTrustError.invalidScanAddress), texts: live.texts)
+                : Verdict(chip: ScanOutcome.from(SealTrustError.invalidScanAddress), texts: live.texts, messages: live.messages)
             publish(conclude(verdict, scanID: scanID, read: read, requestID: requestID), requester: requester)
             publishStatusLine()
             return
@@ -208,9 +209,9 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
             let position = live.options.coordinates
             do {
                 let verification = try await live.client.verifyScan(proof, latitude: position?.latitude, longitude: position?.longitude)
-                return Verdict(chip: ScanOutcome.from(verification), texts: live.texts)
+                return Verdict(chip: ScanOutcome.from(verification), texts: live.texts, messages: live.messages)
             } catch {
-                return Verdict(chip: ScanOutcome.from(error), texts: live.texts)
+                return Verdict(chip: ScanOutcome.from(error), texts: live.texts, messages: live.messages)
             }
         case .printedSerial(let printed):
             do {
@@ -271,10 +272,14 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 
     public func statusFields() -> [(String, JSON)] {
         let uptime = ContinuousClock.now - startedAt
-        return [
-            ("version", .string(Self.version)), ("uptime_s", .int(uptime.components.seconds)), ("sources", sources.json),
-            ("counters", counters.json), ("last_seq", .int(Int64(log.lastSeq))),
+        var fields: [(String, JSON)] = [
+            ("version", .string(Self.version)), ("station", .string(live.options.station)),
+            ("uptime_s", .int(uptime.components.seconds)), ("sources", sources.statusJSON), ("counters", counters.json),
         ]
+        if let lastAPIError = counters.lastAPIErrorJSON { fields.append(("last_api_error", lastAPIError)) }
+        fields.append(("token", .string(tokens.presence.rawValue)))
+        fields.append(("last_seq", .int(Int64(log.lastSeq))))
+        return fields
     }
 
     /// A manual scan: the string exactly as the client gave it.

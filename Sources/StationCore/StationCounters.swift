@@ -1,4 +1,5 @@
 import JSONCore
+import ScanJournal
 import StationWire
 import Synchronization
 
@@ -9,6 +10,8 @@ final class StationCounters: Sendable {
         var verdicts: [Outcome: Int] = [:]
         var apiErrors = 0
         var lastAPIError: String?
+        /// `status`'s `last_api_error`: when, and what went wrong.
+        var lastAPIErrorJSON: JSON?
     }
 
     private let counts = Mutex(Counts())
@@ -23,12 +26,23 @@ final class StationCounters: Sendable {
             if verdict.isAPIError {
                 counts.apiErrors += 1
                 counts.lastAPIError = verdict.logSummary
+                var fields: [(String, JSON)] = [("at", .string(Timestamp.now().text))]
+                if let report = verdict.error.flatMap(APIErrorReport.init) {
+                    fields.append(("kind", .string(report.kind.rawValue)))
+                    if let cause = report.cause { fields.append(("cause", .string(cause.rawValue))) }
+                    let status = report.httpStatus.map { "HTTP \($0)" }
+                    if let detail = [status, report.detail].compactMap({ $0 }).joined(separator: ": ").nonEmpty {
+                        fields.append(("detail", .string(detail)))
+                    }
+                }
+                counts.lastAPIErrorJSON = .object(fields)
             }
         }
     }
 
     var scans: Int { counts.withLock { $0.scans } }
     var lastAPIError: String? { counts.withLock { $0.lastAPIError } }
+    var lastAPIErrorJSON: JSON? { counts.withLock { $0.lastAPIErrorJSON } }
 
     /// Every outcome is listed, zero included, in the protocol's order.
     var json: JSON {
@@ -40,4 +54,8 @@ final class StationCounters: Sendable {
             ])
         }
     }
+}
+
+private extension String {
+    var nonEmpty: String? { isEmpty ? nil : self }
 }

@@ -9,6 +9,8 @@ public struct StationMessages: Sendable {
     public var unreadableTag: String
     public var unreadableCode: String
     public var scanAgain: String
+    /// A 401 or 403: scanning again cannot help, the operator must fix the station's token.
+    public var credentialsRefused: String
 
     public static let english = StationMessages(
         notFound: "Product not found. Check the code and try again.",
@@ -16,7 +18,9 @@ public struct StationMessages: Sendable {
         noSealTrustLink: "This tag carries no SealTrust link.",
         unreadableTag: "This tag could not be read. Try again.",
         unreadableCode: "This code could not be read. It is not a SealTrust code.",
-        scanAgain: "The code was not read whole. Scan it again."
+        scanAgain: "The code was not read whole. Scan it again.",
+        credentialsRefused: "SealTrust refused this station's credentials: no verdict can be given. "
+            + "Operator: check the station's access token."
     )
 
     public static let french = StationMessages(
@@ -25,7 +29,9 @@ public struct StationMessages: Sendable {
         noSealTrustLink: "Cette étiquette ne porte pas de lien SealTrust.",
         unreadableTag: "Cette étiquette n'a pas pu être lue. Réessayez.",
         unreadableCode: "Ce code n'a pas pu être lu. Ce n'est pas un code SealTrust.",
-        scanAgain: "Le code n'a pas été lu en entier. Scannez-le de nouveau."
+        scanAgain: "Le code n'a pas été lu en entier. Scannez-le de nouveau.",
+        credentialsRefused: "SealTrust a refusé les identifiants de cette station\u{A0}: aucun verdict ne peut être donné. "
+            + "Opérateur\u{A0}: vérifiez le jeton d'accès de la station."
     )
 
     public static func forLanguage(_ language: DaemonOptions.Language) -> StationMessages {

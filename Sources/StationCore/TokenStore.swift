@@ -24,6 +24,11 @@ public final class TokenStore: Sendable {
         var lastProblem: String?
     }
 
+    /// What `status` says of the token: never the token itself.
+    public enum Presence: String, Sendable {
+        case none, present, unreadable
+    }
+
     private let state: Mutex<State>
     private let logger: Logger
 
@@ -45,10 +50,18 @@ public final class TokenStore: Sendable {
         state.withLock { $0 = State(path: path) }
     }
 
-    /// Reads the file again now, whatever its identity (SIGHUP).
+    /// Reads the file again now, whatever its identity (at start and on SIGHUP): a problem is logged, naming the path,
+    /// before the first scan meets it.
     public func reload() {
         state.withLock { $0.identity = nil }
         _ = token()
+    }
+
+    /// `none` when no token file is configured; `unreadable` when it is missing, unreadable or empty.
+    public var presence: Presence {
+        let hasPath = state.withLock { $0.path != nil }
+        guard hasPath else { return .none }
+        return token() == nil ? .unreadable : .present
     }
 
     /// The current token, re-read when the file changed; nil when there is no usable token.

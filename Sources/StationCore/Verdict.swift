@@ -21,7 +21,7 @@ struct Verdict: Sendable {
     var isAPIError: Bool { outcome == .failure && error != nil }
 
     /// A chip's verdict, from the kit's reading of the answer.
-    init(chip outcome: ScanOutcome, texts: ScreenTexts) {
+    init(chip outcome: ScanOutcome, texts: ScreenTexts, messages: StationMessages) {
         self.outcome = Outcome(outcome.verdict)
         productName = outcome.verification?.productName
         brand = outcome.verification?.brand
@@ -34,6 +34,12 @@ struct Verdict: Sendable {
         error = outcome.error
         let warnings = [texts.sealText(for: outcome.seal), theftReported == true ? texts.theftWarning : nil]
         message = ([texts.message(for: outcome.verdict)] + warnings.compactMap { $0 }).joined(separator: " ")
+        if Self.refusesCredentials(error) { message = messages.credentialsRefused }
+    }
+
+    /// 401 or 403: the station's token was refused, which no new scan can mend.
+    private static func refusesCredentials(_ error: SealTrustError?) -> Bool {
+        error?.httpStatus == 401 || error?.httpStatus == 403
     }
 
     /// A printed serial's or a product reference's verdict: the passport served.
@@ -61,7 +67,7 @@ struct Verdict: Sendable {
             message = texts.message(for: .tooManyCalls)
         default:
             outcome = .failure
-            message = texts.message(for: .failure)
+            message = Self.refusesCredentials(error) ? messages.credentialsRefused : texts.message(for: .failure)
         }
     }
 

@@ -12,6 +12,13 @@ public struct EventFormatter {
 
     public init() {}
 
+    /// An alert a person must not miss: a copied label (`replay`), a forged one (`invalid_signature`), a theft report.
+    public static func isAlert(_ message: JSON) -> Bool {
+        guard message["type"]?.stringValue == "verdict" else { return false }
+        let outcome = message["outcome"]?.stringValue
+        return outcome == "replay" || outcome == "invalid_signature" || message["theft_reported"] == .bool(true)
+    }
+
     /// The line for one message of the daemon; nil for a message a person need not see (`ack`).
     public mutating func line(for message: JSON) -> String? {
         unescapedLine(for: message).map(TerminalText.escaped)

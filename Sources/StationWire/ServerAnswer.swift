@@ -13,6 +13,11 @@ public enum ServerAnswer {
         .object([("type", "ack"), ("id", id)])
     }
 
+    /// The end of a replay: `replayed` events came from the journal, what follows is live.
+    public static func ack(id: JSON, replayed: Int) -> JSON {
+        .object([("type", "ack"), ("id", id), ("replayed", .int(Int64(replayed)))])
+    }
+
     public static func error(_ code: ErrorCode, _ detail: String, id: JSON) -> JSON {
         .object([("type", "error"), ("id", id), ("code", .string(code.rawValue)), ("detail", .string(detail))])
     }

@@ -18,10 +18,19 @@ final class ClientConnection {
     var liveThreshold: UInt64 = 0
     var replay: Replay?
     var isClosed = false
+    /// The client shut down its writing side: nothing more is read, but what it asked for is still answered.
+    var readingEnded = false
+    /// Its `verify` commands still waiting for their `verdict`.
+    var verdictsOwed = 0
+
+    /// A half-closed client has been answered in full and can be closed.
+    var isAnswered: Bool { readingEnded && verdictsOwed == 0 && replay == nil && queuedBytes == 0 }
 
     struct Replay {
         var cursor: JournalCursor
         let requestID: JSON
+        /// Events sent so far, for the `ack` that marks the end of the replay.
+        var replayed = 0
     }
 
     init(id: ClientID, descriptor: Int32) {

@@ -53,7 +53,7 @@ final class ServerLoop {
             descriptors.append(pollfd(fd: acceptResumes == nil ? listenDescriptor : -1, events: Int16(POLLIN), revents: 0))
             var replayWaiting = false
             for (descriptor, client) in clients {
-                var events = Int16(POLLIN)
+                var events = client.readingEnded ? Int16(0) : Int16(POLLIN)
                 if client.queuedBytes > 0 { events |= Int16(POLLOUT) }
                 if client.replay != nil && client.queuedBytes < replayLowWater { replayWaiting = true }
                 descriptors.append(pollfd(fd: descriptor, events: events, revents: 0))
@@ -70,16 +70,20 @@ final class ServerLoop {
             for (index, descriptor) in order.enumerated() {
                 let revents = Int32(descriptors[index + 2].revents)
                 guard revents != 0, let client = clients[descriptor] else { continue }
-                if revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL) != 0 {
+                if client.readingEnded && revents & (POLLHUP | POLLERR | POLLNVAL) != 0 {
+                    disconnect(client)  // gone both ways: nothing more can reach it
+                } else if revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL) != 0 {
                     receive(from: client)
                 }
                 if !client.isClosed && revents & POLLOUT != 0 && !client.flush() {
                     disconnect(client)
                 }
+                closeIfAnswered(client)
             }
             if descriptors[1].revents != 0 { acceptClients() }
             for client in Array(clients.values) where client.replay != nil {
                 continueReplay(client)
+                closeIfAnswered(client)
             }
         }
         flushQueues(until: .now + ServerLoop.stopFlushLimit)
@@ -109,10 +113,12 @@ final class ServerLoop {
         let type = EventType(rawValue: event.type)
         for client in Array(clients.values) {
             guard client.replay == nil, event.seq > client.liveThreshold else { continue }
-            guard client.id == requester || client.watched.map({ watched in type.map(watched.contains) ?? false }) ?? true else {
-                continue
+            let isOwn = client.id == requester
+            if isOwn && type == .verdict { client.verdictsOwed -= 1 }
+            if isOwn || client.watched.map({ watched in type.map(watched.contains) ?? false }) ?? true {
+                send(bytes, to: client)
             }
-            send(bytes, to: client)
+            closeIfAnswered(client)
         }
     }
 
@@ -200,13 +206,30 @@ final class ServerLoop {
                 return
             }
             if count == 0 {
-                disconnect(client)
+                endReading(of: client)
                 return
             }
             client.input.append(contentsOf: scratch[0..<count])
             handleLines(of: client)
             if client.isClosed || count < scratch.count { return }
         }
+    }
+
+    /// End of file: the client sent all it will, but it still gets every answer owed (the verdicts of its verifies
+    /// included), so a verdict whose chip URL is already spent is not lost; then the connection closes.
+    private func endReading(of client: ClientConnection) {
+        if !client.input.isEmpty {
+            client.input.append(0x0A)  // a last line without its newline still counts
+            handleLines(of: client)
+        }
+        client.readingEnded = true
+        client.input.removeAll()
+        client.inputScanned = 0
+        closeIfAnswered(client)
+    }
+
+    private func closeIfAnswered(_ client: ClientConnection) {
+        if !client.isClosed && client.isAnswered { disconnect(client) }
     }
 
     private func handleLines(of client: ClientConnection) {
@@ -248,6 +271,7 @@ final class ServerLoop {
             client.watched = types
             send(ServerAnswer.ack(id: command.id), to: client)
         case .verify(let raw):
+            client.verdictsOwed += 1
             delegate.verify(raw: raw, requestID: command.id == .null ? nil : command.id, from: client.id)
         case .status:
             send(statusAnswer(id: command.id), to: client)
@@ -281,8 +305,11 @@ final class ServerLoop {
                 if batch.isEmpty {
                     client.liveThreshold = replay.cursor.position
                     client.replay = nil
+                    // The seam: what follows is live (`replay --no-follow` stops here).
+                    send(ServerAnswer.ack(id: replay.requestID, replayed: replay.replayed), to: client)
                     return
                 }
+                replay.replayed += batch.count
                 client.replay = replay
                 for event in batch {
                     var bytes = Array(event.line.utf8)

@@ -19,6 +19,34 @@ struct Client {
             Output.line(Invocation.usage)
             return ExitStatus.done
         }
+        if invocation.action == .version {
+            Output.line("sealtrust-scanctl \(Invocation.version)")
+            return ExitStatus.done
+        }
+        let (connection, hello) = try greet()
+        var formatter = EventFormatter()
+        switch invocation.action {
+        case .watch:
+            show(hello, with: &formatter)
+            guard invocation.reconnect else { return try follow(connection, with: &formatter) }
+            return try watchAcrossRestarts(connection, hello: hello.message, with: &formatter)
+        case .replay(let since):
+            try connection.send(ClientCommand(id: requestID, action: .replay(since: since)))
+            return try follow(connection, with: &formatter)
+        case .verify(let raw):
+            try connection.send(ClientCommand(action: .watch([])))
+            try connection.send(ClientCommand(id: requestID, action: .verify(raw: raw)))
+            return try awaitVerdict(connection, with: &formatter)
+        case .status:
+            try connection.send(ClientCommand(id: requestID, action: .status))
+            return try awaitStatus(connection)
+        case .help, .version:
+            return ExitStatus.done
+        }
+    }
+
+    /// A connection that has read the daemon's `hello` of protocol 1.
+    private func greet() throws(DaemonFailure) -> (DaemonConnection, (line: String, message: JSON)) {
         let connection = try DaemonConnection(path: invocation.socketPath)
         guard let hello = try connection.readMessage(timeout: Client.statusTimeout) else {
             throw DaemonFailure(message: "the daemon did not say hello within \(Int(Client.statusTimeout)) s")
@@ -30,23 +58,34 @@ struct Client {
         guard hello.message["type"] == .string("hello"), hello.message["protocol"] == .int(1) else {
             throw DaemonFailure(message: "the daemon broke the protocol: expected hello of protocol 1, got \(hello.line)")
         }
-        var formatter = EventFormatter()
-        switch invocation.action {
-        case .watch:
-            show(hello, with: &formatter)
-            return try follow(connection, with: &formatter)
-        case .replay(let since):
-            try connection.send(ClientCommand(id: requestID, action: .replay(since: since)))
-            return try follow(connection, with: &formatter)
-        case .verify(let raw):
-            try connection.send(ClientCommand(action: .watch([])))
-            try connection.send(ClientCommand(id: requestID, action: .verify(raw: raw)))
-            return try awaitVerdict(connection, with: &formatter)
-        case .status:
-            try connection.send(ClientCommand(id: requestID, action: .status))
-            return try awaitStatus(connection)
-        case .help:
-            return ExitStatus.done
+        return (connection, hello)
+    }
+
+    /// `watch --reconnect`: a daemon that goes away (a restart, an upgrade) is waited for, and what it journaled
+    /// meanwhile comes by replay from the last seq seen, so nothing is missed or shown twice.
+    private func watchAcrossRestarts(_ first: DaemonConnection, hello: JSON, with formatter: inout EventFormatter)
+        throws(DaemonFailure) -> Int32 {
+        var connection = first
+        var lastSeq = hello["last_seq"]?.integerValue.map { UInt64(max(0, $0)) } ?? 0
+        while true {
+            do throws(DaemonFailure) {
+                while true {
+                    guard let received = try connection.readMessage() else { continue }
+                    if isRefusal(received.message) { return refuse(received.message) }
+                    if let seq = received.message["seq"]?.integerValue, seq > 0 { lastSeq = max(lastSeq, UInt64(seq)) }
+                    show(received, with: &formatter)
+                }
+            } catch {
+                Output.complain("\(error.message); waiting for the daemon")
+            }
+            while true {
+                usleep(1_000_000)
+                guard let greeted = try? greet() else { continue }
+                show(greeted.1, with: &formatter)
+                connection = greeted.0
+                break
+            }
+            try connection.send(ClientCommand(id: requestID, action: .replay(since: lastSeq)))
         }
     }
 
@@ -54,7 +93,7 @@ struct Client {
         if invocation.json {
             Output.line(received.line)
         } else if let line = formatter.line(for: received.message) {
-            Output.line(line)
+            if EventFormatter.isAlert(received.message) { Output.alert(line) } else { Output.line(line) }
         }
     }
 
@@ -74,8 +113,14 @@ struct Client {
         while true {
             guard let received = try connection.readMessage() else { continue }
             if isRefusal(received.message) { return refuse(received.message) }
+            if !invocation.follow && isEndOfReplay(received.message) { return ExitStatus.done }
             show(received, with: &formatter)
         }
+    }
+
+    /// The `ack` with `replayed` that answers our `replay` once the journal's events are out.
+    private func isEndOfReplay(_ message: JSON) -> Bool {
+        message["type"] == .string("ack") && message["id"] == requestID && message["replayed"] != nil
     }
 
     private func awaitVerdict(_ connection: DaemonConnection, with formatter: inout EventFormatter) throws(DaemonFailure) -> Int32 {
@@ -95,7 +140,8 @@ struct Client {
             guard let outcome = message["outcome"]?.stringValue else {
                 throw DaemonFailure(message: "the daemon broke the protocol: a verdict without an outcome")
             }
-            return outcome == "authentic" || outcome == "identified" ? ExitStatus.done : ExitStatus.otherOutcome
+            let isTrusted = (outcome == "authentic" || outcome == "identified") && message["theft_reported"] != .bool(true)
+            return isTrusted ? ExitStatus.done : ExitStatus.otherOutcome
         }
     }
 

@@ -6,20 +6,28 @@ struct Invocation: Equatable {
         case status
         case replay(since: UInt64)
         case help
+        case version
     }
+
+    static let version = "0.1.0"
 
     static let defaultSocket = "/run/sealtrust-scand/scand.sock"
     static let usage = """
-        usage: sealtrust-scanctl [--socket PATH] watch [--json]
+        usage: sealtrust-scanctl [--socket PATH] watch [--json] [--reconnect]
                sealtrust-scanctl [--socket PATH] verify STRING
                sealtrust-scanctl [--socket PATH] status
-               sealtrust-scanctl [--socket PATH] replay --since N
+               sealtrust-scanctl [--socket PATH] replay --since N [--no-follow]
+               sealtrust-scanctl --version
         """
 
     var socketPath = defaultSocket
     var action: Action
     /// The raw protocol lines instead of one readable line per event.
     var json = false
+    /// `watch`: when the daemon goes away, wait for it and go on by replay from the last seq seen.
+    var reconnect = false
+    /// `replay`: stop at the end of the replay instead of following live events.
+    var follow = true
 
     struct UsageError: Error {
         let message: String
@@ -28,6 +36,8 @@ struct Invocation: Equatable {
     static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         var socketPath = defaultSocket
         var json = false
+        var reconnect = false
+        var noFollow = false
         var since: UInt64?
         var command: String?
         var operands: [String] = []
@@ -51,6 +61,12 @@ struct Invocation: Equatable {
                 socketPath = String(argument.dropFirst("--socket=".count))
             } else if argument == "--json" {
                 json = true
+            } else if argument == "--reconnect" {
+                reconnect = true
+            } else if argument == "--no-follow" {
+                noFollow = true
+            } else if argument == "--version" {
+                return Invocation(socketPath: socketPath, action: .version)
             } else if argument == "--since" || argument.hasPrefix("--since=") {
                 let text = argument == "--since" ? try value(of: argument) : String(argument.dropFirst("--since=".count))
                 guard let number = UInt64(text) else {
@@ -72,19 +88,19 @@ struct Invocation: Equatable {
         let action: Action
         switch command {
         case "watch":
-            guard operands.isEmpty, since == nil else { throw UsageError(message: "watch takes only --json") }
+            guard operands.isEmpty, since == nil, !noFollow else { throw UsageError(message: "watch takes only --json and --reconnect") }
             action = .watch
         case "verify":
             guard operands.count == 1 else {
                 throw UsageError(message: operands.isEmpty ? "verify needs the string to check" : "verify takes one string")
             }
-            guard since == nil else { throw UsageError(message: "verify does not take --since") }
+            guard since == nil, !reconnect, !noFollow else { throw UsageError(message: "verify takes only --json") }
             action = .verify(operands[0])
         case "status":
-            guard operands.isEmpty, since == nil else { throw UsageError(message: "status takes no argument") }
+            guard operands.isEmpty, since == nil, !reconnect, !noFollow else { throw UsageError(message: "status takes only --json") }
             action = .status
         case "replay":
-            guard operands.isEmpty else { throw UsageError(message: "replay takes only --since N") }
+            guard operands.isEmpty, !reconnect else { throw UsageError(message: "replay takes only --since N and --no-follow") }
             guard let since else { throw UsageError(message: "replay needs --since N") }
             action = .replay(since: since)
         case nil:
@@ -92,6 +108,6 @@ struct Invocation: Equatable {
         case let other?:
             throw UsageError(message: "unknown command \"\(other)\"")
         }
-        return Invocation(socketPath: socketPath, action: action, json: json)
+        return Invocation(socketPath: socketPath, action: action, json: json, reconnect: reconnect, follow: !noFollow)
     }
 }

@@ -8,6 +8,16 @@ enum Output {
         writeAll(1, text + "\n")
     }
 
+    /// Alerts stand out in bold red, only on a terminal and only when `NO_COLOR` is unset or empty (no-color.org).
+    static let colours: Bool = {
+        guard isatty(1) == 1, let term = getenv("TERM").map({ String(cString: $0) }), term != "dumb" else { return false }
+        return getenv("NO_COLOR").map { String(cString: $0).isEmpty } ?? true
+    }()
+
+    static func alert(_ text: String) {
+        line(colours ? "\u{1B}[1;31m" + text + "\u{1B}[0m" : text)
+    }
+
     /// One line on stderr; the daemon's words in it (a refusal's detail) cannot reach the terminal as controls.
     static func complain(_ text: String) {
         writeAll(2, "sealtrust-scanctl: \(TerminalText.escaped(text))\n")

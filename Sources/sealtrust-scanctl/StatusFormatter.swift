@@ -1,25 +1,32 @@
 import JSONCore
 
-/// The `status` answer as a few readable lines.
+/// The `status` answer, one fact a line (`name: value`), so an operator can read it and `grep` it.
 enum StatusFormatter {
     static func lines(for status: JSON) -> [String] {
         var lines: [String] = []
-        var summary: [String] = []
-        if let version = status["version"]?.stringValue { summary.append("sealtrust-scand \(version)") }
-        if let uptime = status["uptime_s"]?.integerValue { summary.append("up \(duration(uptime))") }
-        if let clients = status["clients"]?.integerValue { summary.append("\(clients) client\(clients == 1 ? "" : "s")") }
-        if let lastSeq = status["last_seq"]?.integerValue { summary.append("last seq \(lastSeq)") }
-        lines.append(summary.joined(separator: ", "))
+        func fact(_ name: String, _ value: String?) {
+            if let value { lines.append("\(name): \(value)") }
+        }
+        fact("daemon", status["version"]?.stringValue.map { "sealtrust-scand \($0)" })
+        fact("station", status["station"]?.stringValue)
+        fact("up", status["uptime_s"]?.integerValue.map(duration))
         for source in status["sources"]?.arrayValue ?? [] {
-            let parts = ["id", "medium", "state", "detail"].compactMap { source[$0].map(plain) }
-            lines.append("source " + parts.joined(separator: "  "))
+            var parts = ["medium", "state", "detail"].compactMap { source[$0].map(plain) }
+            if let last = source["last_scan_at"].map(plain) { parts.append("last scan \(last)") }
+            fact("source \(source["id"].map(plain) ?? "?")", parts.joined(separator: ", "))
         }
         if let counters = status["counters"]?.objectValue {
-            lines.append(counters.map { "\($0.0.replacingUnderscores) \(plain($0.1))" }.joined(separator: ", "))
+            for (name, value) in counters { fact(name.replacingUnderscores, plain(value)) }
         }
-        let known: Set<String> = ["type", "id", "version", "uptime_s", "clients", "last_seq", "sources", "counters"]
+        fact("last api error", status["last_api_error"].map(plain))
+        fact("token", status["token"]?.stringValue)
+        fact("clients", status["clients"]?.integerValue.map { String($0) })
+        fact("last seq", status["last_seq"]?.integerValue.map { String($0) })
+        let known: Set<String> = [
+            "type", "id", "version", "station", "uptime_s", "sources", "counters", "last_api_error", "token", "clients", "last_seq",
+        ]
         for (key, value) in status.objectValue ?? [] where !known.contains(key) {
-            lines.append("\(key.replacingUnderscores) \(plain(value))")
+            fact(key.replacingUnderscores, plain(value))
         }
         return lines
     }

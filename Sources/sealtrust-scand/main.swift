@@ -33,6 +33,9 @@ do {
     case .help:
         print(DaemonCommandLine.usage)
         exit(0)
+    case .checkConfig:
+        print("configuration ok")
+        exit(0)
     case .run(let parsed):
         options = parsed
     }
@@ -59,6 +62,7 @@ serverConfiguration.clientQueueBytes = options.clientQueueBytes
 let server = VerdictServer(configuration: serverConfiguration, journal: journal)
 
 let tokens = TokenStore(path: TokenStore.path(for: options, environment: environment), logger: logger)
+tokens.reload()
 let core = StationCore(options: options, journal: journal, publisher: server, logger: logger, tokens: tokens) { line in
     notifier?.send("STATUS=\(line)")
 }

@@ -33,6 +33,35 @@ struct ProtocolTests {
         #expect(verdict.verdict["outcome"]?.string == "not_sealtrust", "the daemon keeps serving")
     }
 
+    /// `echo '{"cmd":"verify",...}' | socat - UNIX-CONNECT:...`: the chip URL is spent, so its verdict must not be lost.
+    @Test func aClientThatShutsDownItsWritingSideStillGetsEveryAnswerThenTheConnectionCloses() async throws {
+        let api = try SandboxAPI.start()
+        defer { api.stop() }
+        let daemon = try ScanDaemon(api: api).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let (client, _) = try daemon.connect()
+        let url = try mintChipURL("authentic", counter: 21)
+        try client.send(.object([("cmd", "verify"), ("raw", .string(url)), ("id", "chip")]))
+        try client.send(.object([("cmd", "status"), ("id", "state")]))
+        // The last line without its newline still counts.
+        try client.sendBytes(Array(#"{"cmd":"verify","raw":"plain text","id":"text"}"#.utf8))
+        #expect(shutdown(client.descriptor, Int32(SHUT_WR)) == 0)
+
+        var answers: [JSON] = []
+        while case .line(let line) = client.receive(timeout: .seconds(20)) {
+            answers.append(try JSON.parse(line))
+        }
+        func answer(_ type: String, _ id: String) -> JSON? {
+            answers.first { $0["type"]?.string == type && $0["request_id"]?.string == id }
+        }
+        #expect(answer("scan", "chip")?["raw"]?.string == url, "\(answers.map { $0.encoded() })")
+        #expect(answer("verdict", "chip")?["outcome"]?.string == "authentic", "\(answers.map { $0.encoded() })")
+        #expect(answer("verdict", "text")?["outcome"]?.string == "not_sealtrust", "\(answers.map { $0.encoded() })")
+        #expect(answers.contains { $0["type"]?.string == "status" && $0["id"]?.string == "state" })
+        #expect(client.isDisconnected(within: .seconds(5)), "the server closes the connection once it has answered")
+        #expect(try await api.requests().filter { $0.path == "/scans/verify" }.count == 1, "the chip URL was sent once")
+    }
+
     @Test func aClientThatNeverReadsIsDisconnectedWhileOthersKeepReceiving() throws {
         let daemon = try ScanDaemon(api: nil, extra: ["--client-queue", "65536"]).waitUntilListening()
         defer { _ = daemon.terminate(); daemon.removeDirectory() }

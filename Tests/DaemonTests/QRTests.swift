@@ -50,4 +50,22 @@ struct QRTests {
         #expect(seen.first(where: isEnd)?["id"]?.string == "y4m:\(stream)", "the end of the stream is reported")
         #expect(try await api.requests().filter { $0.path.hasPrefix("/passport/") }.count == 1, "the foreign code made no call")
     }
+
+    /// `--camera /dev/null`: it exists, so it is no camera yet to come; it is an error with its reason, said once,
+    /// and libv4l2's own complaints never reach the log.
+    @Test func aPathThatIsNoCaptureDeviceIsOneErrorWithItsReason() throws {
+        let daemon = try ScanDaemon(api: nil, camera: "/dev/null").waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let (client, _) = try daemon.connect()
+        try client.send(.object([("cmd", "replay"), ("since", 0), ("id", "r")]))
+        let source = try #require(try client.next { $0["type"]?.string == "source" && $0["id"]?.string == "camera:/dev/null" })
+        #expect(source["state"]?.string == "error", "\(source.encoded())")
+        #expect(source["detail"]?.string == "not a V4L2 device", "\(source.encoded())")
+        // Repetition can only be seen over time: three retry intervals.
+        // The replay and the live stream may both bring the same event (same seq); another one is what must not come.
+        let again = try client.next(timeout: .seconds(3)) { $0["type"]?.string == "source" && $0["seq"] != source["seq"] }
+        #expect(again == nil, "said once: \(again?.encoded() ?? "")")
+        #expect(!daemon.process.standardError.contains("libv4l2"), "\(daemon.process.standardError)")
+        #expect(!daemon.process.standardError.contains("no such file"), "\(daemon.process.standardError)")
+    }
 }

@@ -108,6 +108,8 @@ import Testing
         try #require(install.status == 0, "\(install.output)")
         let service = try UnitFile(path: installed("/usr/lib/systemd/system/sealtrust-scand.service"))
         #expect(service.value("ExecStart", in: "Service") == "/usr/bin/sealtrust-scand")
+        #expect(service.values("ExecReload", in: "Service") == ["/usr/bin/sealtrust-scand --check-config", "/bin/kill -HUP $MAINPID"],
+                "a reload checks the configuration first, so `systemctl reload` of a bad one fails")
         #expect(FileManager.default.isExecutableFile(atPath: installed("/usr/bin/sealtrust-scand")))
         let check = try runCommand(repositoryRoot().path + "/packaging/check-units.sh", [], environment: ["DESTDIR": stage, "PREFIX": "/usr"])
         #expect(check.status == 0, "\(check.output)")
@@ -119,6 +121,8 @@ import Testing
         let service = try UnitFile(path: installed("/usr/local/lib/systemd/system/sealtrust-scand.service"))
         #expect(service.value("ExecStart", in: "Service") == "/usr/local/bin/sealtrust-scand --config /usr/local/etc/sealtrust-scand/scand.conf")
         #expect(service.value("LoadCredential", in: "Service") == "sealtrust-token:/usr/local/etc/sealtrust-scand/token")
+        #expect(service.values("ExecReload", in: "Service").first
+                == "/usr/local/bin/sealtrust-scand --config /usr/local/etc/sealtrust-scand/scand.conf --check-config")
         #expect(FileManager.default.fileExists(atPath: installed("/usr/local/etc/sealtrust-scand/scand.conf")))
         #expect(FileManager.default.fileExists(atPath: installed("/usr/local/etc/sealtrust-scand/token")))
         let check = try runCommand(repositoryRoot().path + "/packaging/check-units.sh", [], environment: ["DESTDIR": stage])

@@ -43,13 +43,18 @@ final class FakeDaemon: VerdictServerDelegate {
 
     func statusFields() -> [(String, JSON)] {
         [
-            ("version", "0.1.0"), ("uptime_s", 42), ("sources", [Self.source]),
-            ("counters", .object([("scans", 3), ("verdicts", .object([("authentic", 2)])), ("api_errors", 0)])),
-            ("last_seq", .int(Int64(journal.lastSeq))),
+            ("version", "0.1.0"), ("station", "gate-3"), ("uptime_s", 42), ("sources", [Self.scannedSource]),
+            ("counters", .object([("scans", 3), ("verdicts", .object([("authentic", 2)])), ("api_errors", 1)])),
+            ("last_api_error", .object([("at", "2026-12-01T12:00:00.000Z"), ("kind", "transport"), ("cause", "timeout")])),
+            ("token", "present"), ("last_seq", .int(Int64(journal.lastSeq))),
         ]
     }
 
     static let source: JSON = .object([("id", "nfc:Virtual PCD 00 00"), ("medium", "nfc"), ("state", "ready")])
+    /// The same source as `status` shows it, once it has scanned.
+    static let scannedSource: JSON = .object([
+        ("id", "nfc:Virtual PCD 00 00"), ("medium", "nfc"), ("state", "ready"), ("last_scan_at", "2026-12-01T11:59:00.000Z"),
+    ])
 
     func verify(raw: String, requestID: JSON?, from client: ClientID) {
         verifications.withLock { $0.append((raw, requestID, client)) }

@@ -83,7 +83,7 @@ import VerdictSocket
         try second.hello()
         first.send(#"{"cmd":"status","id":"s"}"# + "\n")
         let status = try first.readJSON()
-        #expect(status.objectValue?.map(\.0) == ["type", "id", "version", "uptime_s", "sources", "counters", "clients", "last_seq"])
+        #expect(status.objectValue?.map(\.0) == ["type", "id", "version", "station", "uptime_s", "sources", "counters", "last_api_error", "token", "clients", "last_seq"])
         #expect(status["type"] == "status")
         #expect(status["id"] == "s")
         #expect(status["clients"] == 2)

@@ -17,9 +17,17 @@ import VerdictSocket
         #expect(result.status == 0)
         #expect(
             result.standardOutput == """
-                sealtrust-scand 0.1.0, up 42s, 1 client, last seq 1
-                source nfc:Virtual PCD 00 00  nfc  ready
-                scans 3, verdicts authentic 2, api errors 0
+                daemon: sealtrust-scand 0.1.0
+                station: gate-3
+                up: 42s
+                source nfc:Virtual PCD 00 00: nfc, ready, last scan 2026-12-01T11:59:00.000Z
+                scans: 3
+                verdicts: authentic 2
+                api errors: 1
+                last api error: (at 2026-12-01T12:00:00.000Z, kind transport, cause timeout)
+                token: present
+                clients: 1
+                last seq: 1
 
                 """)
         #expect(result.standardError.isEmpty)
@@ -165,6 +173,36 @@ import VerdictSocket
         try daemon.emit("source", [("id", "camera"), ("state", "absent")])
         #expect(try replayer.readLine().hasSuffix("#5 source camera  absent"))
         #expect(old.count == 3)
+    }
+
+    @Test func replayNoFollowStopsAtTheEndOfTheJournal() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        for _ in 0..<3 { _ = try daemon.journal.append(type: "scan", fields: [("raw", "x")]) }
+        try daemon.start()
+        let result = try Scanctl.run(["--socket", daemon.socketPath, "replay", "--since", "1", "--no-follow"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].hasSuffix("#2 scan x") && lines[1].hasSuffix("#3 scan x"), "\(lines)")
+
+        let json = try Scanctl.run(["--socket", daemon.socketPath, "replay", "--since", "0", "--no-follow", "--json"])
+        #expect(json.status == 0)
+        #expect(json.standardOutput.split(separator: "\n").count == 3, "the seam ack itself is not printed")
+    }
+
+    @Test func versionIsPrintedWithoutADaemon() throws {
+        let result = try Scanctl.run(["--version"])
+        #expect(result.status == 0 && result.standardOutput == "sealtrust-scanctl 0.1.0\n")
+    }
+
+    @Test func alertsAreNotColouredIntoAPipe() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        try daemon.start()
+        daemon.outcome.withLock { $0 = "replay" }
+        let replay = try Scanctl.run(["--socket", daemon.socketPath, "verify", "https://sealtrust.io/c?x"])
+        #expect(replay.status == 1 && replay.standardOutput.contains("verdict manual  replay"))
+        #expect(!replay.standardOutput.contains("\u{1B}"), "no colour codes into a pipe")
     }
 
     @Test func replayOfRemovedEventsIsRefused() throws {

@@ -120,11 +120,18 @@ import VerdictSocket
         client.send(#"{"cmd":"replay","since":100,"id":"r"}"# + "\n")
 
         var seqs: [UInt64] = []
-        while seqs.last != 4_500 {
+        var seams: [JSON] = []
+        while seqs.last != 4_500 || seams.isEmpty {
             let message = try client.readJSON(timeout: 10)
+            if message["type"] == "ack" {
+                seams.append(message)
+                continue
+            }
             #expect(message["type"] == "scan" || message["type"] == "verdict")
             seqs.append(UInt64(try #require(message["seq"]?.integerValue)))
         }
+        #expect(seams.count == 1 && seams.first?["id"] == "r" && seams.first?["replayed"]?.integerValue ?? 0 > 0,
+                "one ack marks the end of the replay: \(seams)")
         #expect(publisherDone.wait(timeout: .now() + 10) == .success)
         let replayStart = try #require(seqs.firstIndex(of: 101))
         let livePrefix = seqs[..<replayStart]
@@ -143,6 +150,8 @@ import VerdictSocket
             let client = try TestClient(path: daemon.socketPath)
             try client.hello()
             client.send("{\"cmd\":\"replay\",\"since\":\(since)}\n")
+            let seam = try client.readJSON()
+            #expect(seam["type"] == "ack" && seam["replayed"] == 0, "the end of an empty replay is marked too")
             #expect(client.staysSilent(for: 0.2))
             let live = try daemon.emit("verdict")
             #expect(try client.readLine() == live.line)
@@ -162,6 +171,7 @@ import VerdictSocket
         client.send(#"{"cmd":"replay","since":0}"# + "\n")
         #expect(try client.readLine() == first.line)
         #expect(try client.readLine() == second.line)
+        #expect(try client.readJSON()["replayed"] == 2)
         client.send(#"{"cmd":"status","id":"caught-up"}"# + "\n")
         #expect(try client.readJSON()["id"] == "caught-up")
         try daemon.emit("scan")

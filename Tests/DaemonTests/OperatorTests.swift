@@ -1,0 +1,91 @@
+import Foundation
+import Glibc
+import JSONCore
+import SystemdTestSupport
+import Testing
+import TestSupport
+
+/// What an operator sees of the token, of the status and of a reload.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct OperatorTests {
+    @Test func aMissingTokenFileIsNamedAtStartAndShownInStatus() throws {
+        let missing = "/nonexistent/sealtrust-token"
+        let daemon = try ScanDaemon(api: nil, extra: ["--token-file", missing]).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !daemon.process.standardError.contains(missing), ContinuousClock.now < deadline { usleep(20_000) }
+        #expect(daemon.process.standardError.contains("cannot read the token file \(missing)"), "warned at start: \(daemon.process.standardError)")
+        let status = try status(of: daemon)
+        #expect(status["token"]?.string == "unreadable")
+        #expect(status["station"]?.string == "test-station")
+    }
+
+    @Test func statusSaysTokenNoneOrPresent() throws {
+        let plain = try ScanDaemon(api: nil).waitUntilListening()
+        defer { _ = plain.terminate(); plain.removeDirectory() }
+        #expect(try status(of: plain)["token"]?.string == "none")
+
+        let directory = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "secret-token\n".write(toFile: directory + "/token", atomically: true, encoding: .utf8)
+        let daemon = try ScanDaemon(api: nil, extra: ["--token-file", directory + "/token"]).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        #expect(try status(of: daemon)["token"]?.string == "present")
+        #expect(!daemon.process.standardError.contains("secret-token"), "the token is never logged")
+    }
+
+    @Test func refusedCredentialsAreSaidSoNotPleaseScanAgain() async throws {
+        let api = try SandboxAPI.start()
+        defer { api.stop() }
+        try await api.fault(path: "/scans/verify", status: 401, body: #"{"error":"unauthorized"}"#, contentType: "application/json")
+        let daemon = try ScanDaemon(api: api).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let (client, _) = try daemon.connect()
+        let verdict = try client.verify(try mintChipURL("authentic", counter: 41), id: "refused").verdict
+        #expect(verdict["outcome"]?.string == "failure")
+        let message = verdict["message"]?.string ?? ""
+        #expect(message.contains("credentials"), "\(message)")
+        #expect(!message.contains("scan again"), "\(message)")
+
+        let status = try status(of: daemon)
+        let lastError = try #require(status["last_api_error"], "\(status.encoded())")
+        #expect(lastError["kind"]?.string == "api" && lastError["at"]?.string?.hasSuffix("Z") == true, "\(lastError.encoded())")
+        #expect(lastError["detail"]?.string?.contains("401") == true, "\(lastError.encoded())")
+    }
+
+    @Test func checkConfigSaysOkOrNamesTheProblemWithExitTwo() throws {
+        let directory = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let good = directory + "/good.conf"
+        try "station = gate-3\nlang = fr\n".write(toFile: good, atomically: true, encoding: .utf8)
+        let ok = try runProduct("sealtrust-scand", ["--config", good, "--check-config"])
+        #expect(ok.status == 0 && ok.output == "configuration ok\n", "\(ok)")
+
+        let bad = directory + "/bad.conf"
+        try "station = gate-3\nlang = klingon\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let refused = try runProduct("sealtrust-scand", ["--config", bad, "--check-config"])
+        #expect(refused.status == 2 && refused.errors.contains(bad) && refused.errors.contains("klingon"), "\(refused)")
+
+        let noToken = try runProduct("sealtrust-scand", ["--config", good, "--token-file", directory + "/none", "--check-config"])
+        #expect(noToken.status == 2 && noToken.errors.contains(directory + "/none"), "\(noToken)")
+    }
+
+    @Test func aReloadSendsReloadingThenReadyWithTheMonotonicTime() throws {
+        let listener = try NotifyListener(form: .path)
+        let daemon = try ScanDaemon(api: nil, notify: listener)
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        _ = try #require(listener.receive(until: "READY", timeout: .seconds(20)))
+        daemon.process.signal(SIGHUP)
+        let reloading = try #require(listener.receive(until: "RELOADING", timeout: .seconds(10))?.last)
+        let started = try #require(reloading.assignments["MONOTONIC_USEC"].flatMap { UInt64($0) }, "\(reloading.assignments)")
+        let ready = try #require(listener.receive(until: "READY", timeout: .seconds(10))?.last)
+        let readyAt = try #require(ready.assignments["MONOTONIC_USEC"].flatMap { UInt64($0) }, "\(ready.assignments)")
+        #expect(readyAt >= started)
+    }
+
+    private func status(of daemon: ScanDaemon) throws -> JSON {
+        let (client, _) = try daemon.connect()
+        try client.send(.object([("cmd", "status"), ("id", "s")]))
+        return try #require(try client.next { $0["type"]?.string == "status" })
+    }
+}
