@@ -10,13 +10,20 @@ out=${FUZZ_OUT:-.build/fuzz}
 mkdir -p "$out/modules" "$out/bin"
 common=(-O -sanitize=fuzzer,address -swift-version 6 -package-name sealtrust_scand
     -I "$out/modules" -I Sources/CZBar -I Sources/CCurl -Xcc -I -Xcc Sources/CPCSCLite/include
-    -Xcc -fmodule-map-file="$out/modules/CPCSCLite.modulemap")
+    -Xcc -fmodule-map-file="$out/modules/CPCSCLite.modulemap" -Xcc -fmodule-map-file="$out/modules/CLinuxInput.modulemap")
 
 # The C target's module map, as SwiftPM makes it, and its one C file.
 if [[ ! -f $out/modules/CPCSCLite.o || Sources/CPCSCLite/pci.c -nt $out/modules/CPCSCLite.o ]]; then
     printf 'module CPCSCLite {\n    header "%s/Sources/CPCSCLite/include/CPCSCLite.h"\n    export *\n}\n' "$PWD" \
         >"$out/modules/CPCSCLite.modulemap"
     clang -O1 -c -I Sources/CPCSCLite/include Sources/CPCSCLite/pci.c -o "$out/modules/CPCSCLite.o"
+fi
+
+# The same for the evdev ioctls' C target.
+if [[ ! -f $out/modules/CLinuxInput.o || Sources/CLinuxInput/evdev_ioctl.c -nt $out/modules/CLinuxInput.o ]]; then
+    printf 'module CLinuxInput {\n    header "%s/Sources/CLinuxInput/include/CLinuxInput.h"\n    export *\n}\n' "$PWD" \
+        >"$out/modules/CLinuxInput.modulemap"
+    clang -O1 -c -I Sources/CLinuxInput/include Sources/CLinuxInput/evdev_ioctl.c -o "$out/modules/CLinuxInput.o"
 fi
 
 # A module is rebuilt when one of its sources, or a module listed before it, is newer than its object.
@@ -26,6 +33,7 @@ build_module() {
         CZBar) return ;;       # a system library: its module map is in Sources/CZBar
         CCurl) return ;;       # a system library: its module map is in Sources/CCurl
         CPCSCLite) return ;;   # built above
+        CLinuxInput) return ;; # built above
     esac
     if [[ -f $object && -z $(find "Sources/$name" ${newest:+"$newest"} -newer "$object" -print -quit) ]]; then
         return
@@ -47,6 +55,7 @@ for target in "$@"; do
             CZBar) libraries+=(-lzbar) ;;
             CCurl) libraries+=(-lcurl) ;;
             CPCSCLite) objects+=("$out/modules/CPCSCLite.o"); libraries+=(-lpcsclite) ;;
+            CLinuxInput) objects+=("$out/modules/CLinuxInput.o") ;;
             *) objects+=("$out/modules/$module.o"); newest=$out/modules/$module.o ;;
         esac
     done
