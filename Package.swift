@@ -66,7 +66,7 @@ let package = Package(
         // Thin executables.
         .executableTarget(
             name: "sealtrust-scand",
-            dependencies: ["StationCore", "Lifecycle", "SystemdSupport"]
+            dependencies: ["StationCore", "Lifecycle", "SystemdSupport", "POSIXSupport", "StationWire"]
         ),
         .executableTarget(name: "sealtrust-scanctl", dependencies: ["StationWire", "POSIXSupport"]),
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import POSIXSupport
 import StationWire
 import Synchronization
 
@@ -81,6 +82,7 @@ public final class Logger: Sendable {
         let line = underJournald
             ? "<\(severity.syslogPriority)>\(text)\n"
             : "sealtrust-scand: \(severity.label): \(text)\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        // A log line that cannot be written has nowhere else to go.
+        try? FileDescriptor.writeAll(2, line.utf8)
     }
 }
