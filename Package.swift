@@ -156,7 +156,10 @@ let package = Package(
         ),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["StationCore", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "HandheldScanner", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
+            dependencies: [
+                "StationCore", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "HandheldScanner", "POSIXSupport", "TestSupport",
+                "SystemdTestSupport", "sealtrust-scand",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

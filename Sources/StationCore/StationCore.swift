@@ -45,7 +45,6 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         let requestID: JSON?
         let requester: ClientID?
         let live: LiveSettings
-        let order: VerdictOrder
     }
 
     private let inbox = ThreadBridge<Work>()
@@ -145,8 +144,9 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 
     // MARK: Scans
 
-    /// Journals the `scan` (in arrival order) and answers it: at once when no call is needed, else by a call started
-    /// before the scan's write (they run side by side), or queued while `callsInFlightLimit` calls are out.
+    /// Journals the `scan` (in arrival order), then answers it: at once when no call is needed, else by a call,
+    /// queued while `callsInFlightLimit` calls are out. A scan the journal refused gets no call: a chip URL is
+    /// spent only for a scan the station recorded.
     private func take(_ read: ScanRead, requestID: JSON?, requester: ClientID?, stopping: Bool, callsInFlight: inout Int,
                       waiting: inout [Call], group: inout DiscardingTaskGroup) {
         guard !stopping else {
@@ -161,43 +161,49 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         logger.info("scan \(scanID) from \(read.source): \(scanned.kind.rawValue)")
         let scan = StationEvent.scan(scanned.event(scanID: scanID, source: read.source, medium: read.medium, raw: read.raw,
                                                    requestID: requestID))
+        defer { publishStatusLine() }
+        guard log.record(scan, requester: requester) else {
+            if let requester {
+                log.refuseUnrecorded("the scan was not journaled, so it was not verified", requestID: requestID, requester: requester)
+            }
+            return
+        }
         guard scanned.needsCall else {
-            log.record(scan, requester: requester)
             let verdict = scanned.kind == .foreign
                 ? Verdict(foreignWith: live.texts)
                 : Verdict(chip: ScanOutcome.from(SealTrustError.invalidScanAddress), texts: live.texts, messages: live.messages)
-            publish(conclude(verdict, scanID: scanID, read: read, requestID: requestID), requester: requester)
-            publishStatusLine()
+            publish(conclude(verdict, scanID: scanID, read: read, requestID: requestID), requestID: requestID, requester: requester)
             return
         }
-        let call = Call(scanned: scanned, read: read, scanID: scanID, requestID: requestID, requester: requester, live: live,
-                        order: VerdictOrder())
+        let call = Call(scanned: scanned, read: read, scanID: scanID, requestID: requestID, requester: requester, live: live)
         if callsInFlight < Self.callsInFlightLimit {
             callsInFlight += 1
             start(call, in: &group)
         } else {
             waiting.append(call)
         }
-        log.record(scan, requester: requester)
-        if let early = call.order.scanWritten() {
-            publish(early, requester: requester)
-        }
     }
 
-    /// Makes the call in a child task, which journals the verdict unless the scan's write is still going on.
+    /// Makes the call in a child task, which journals the verdict.
     private func start(_ call: Call, in group: inout DiscardingTaskGroup) {
         group.addTask {
             let verdict = await self.verdict(for: call)
             let event = self.conclude(verdict, scanID: call.scanID, read: call.read, requestID: call.requestID)
-            if call.order.verdictReady(event) { self.publish(event, requester: call.requester) }
+            self.publish(event, requestID: call.requestID, requester: call.requester)
             self.publishStatusLine()
             self.inbox.send(.callEnded)
         }
     }
 
     /// Journals and publishes the verdict, then hands it to the sources: a reader's LED and buzzer show it right after.
-    private func publish(_ verdict: VerdictEvent, requester: ClientID?) {
-        log.record(.verdict(verdict), requester: requester)
+    /// A verdict the journal refused reaches no one (the log has it from `conclude`); its requester gets an error.
+    private func publish(_ verdict: VerdictEvent, requestID: JSON?, requester: ClientID?) {
+        guard log.record(.verdict(verdict), requester: requester) else {
+            if let requester {
+                log.refuseUnrecorded("the verdict was not journaled", requestID: requestID, requester: requester)
+            }
+            return
+        }
         for source in runningSources.withLock({ $0 }) { source.show(verdict) }
     }
 
@@ -278,6 +284,9 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         ]
         if let lastAPIError = counters.lastAPIErrorJSON { fields.append(("last_api_error", lastAPIError)) }
         fields.append(("token", .string(tokens.presence.rawValue)))
+        if let refusal = log.refusal {
+            fields.append(("journal_error", .object([("since", .string(refusal.since)), ("detail", .string(refusal.detail))])))
+        }
         fields.append(("last_seq", .int(Int64(log.lastSeq))))
         return fields
     }
@@ -324,6 +333,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         }
         line += "\(counters.scans) scan\(counters.scans == 1 ? "" : "s")"
         if let lastError = counters.lastAPIError { line += ", last API error: \(lastError)" }
+        if log.refusal != nil { line += ", CANNOT RECORD: the journal refuses writes" }
         return line
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import ScanJournal
 import StationCore
+import StationWire
 import TestSupport
 import VerdictSocket
 
@@ -16,6 +17,11 @@ final class RecordingPublisher: EventPublisher {
 
     func publish(_ event: JournaledEvent, requester: ClientID?) {
         continuation.yield(((try? JSON.parse(event.line)) ?? .null, requester))
+    }
+
+    /// A refusal comes through as the `error` answer the requester would read.
+    func refuse(requestID: JSON?, requester: ClientID, _ code: ErrorCode, _ detail: String) {
+        continuation.yield((ServerAnswer.error(code, detail, id: requestID ?? .null), requester))
     }
 }
 
