@@ -58,10 +58,17 @@ public final class Logger: Sendable {
 
     private let state: Mutex<LogLevel>
     private let underJournald: Bool
+    /// Where whole lines go: stderr, or what a test reads.
+    private let output: @Sendable (String) -> Void
 
-    public init(level: LogLevel, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(level: LogLevel, environment: [String: String] = ProcessInfo.processInfo.environment,
+                output: @escaping @Sendable (String) -> Void = { line in
+                    // A log line that cannot be written has nowhere else to go.
+                    try? FileDescriptor.writeAll(2, line.utf8)
+                }) {
         state = Mutex(level)
         underJournald = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
+        self.output = output
     }
 
     public var level: LogLevel {
@@ -82,7 +89,6 @@ public final class Logger: Sendable {
         let line = underJournald
             ? "<\(severity.syslogPriority)>\(text)\n"
             : "sealtrust-scand: \(severity.label): \(text)\n"
-        // A log line that cannot be written has nowhere else to go.
-        try? FileDescriptor.writeAll(2, line.utf8)
+        output(line)
     }
 }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import Lifecycle
 import POSIXSupport
+import ProductVersion
 import ScanJournal
 import StationCore
 import StationWire
@@ -31,7 +32,7 @@ let options: DaemonOptions
 do {
     switch try DaemonCommandLine.parse(arguments: arguments, environment: environment) {
     case .version:
-        print("sealtrust-scand \(StationCore.version)")
+        print("sealtrust-scand \(ProductVersion.current)")
         exit(0)
     case .help:
         print(DaemonCommandLine.usage)
