@@ -51,12 +51,13 @@ struct AnswerReadingTests {
             let record = folder.appendingPathComponent("record")
             let server = try await startNetLab(["misbehave", "--mode", "basic-challenge", "--record", record.path])
             defer { server.stop() }
-            let client = networkClient(port: server.port, timeout: 2)
+            // A hang would end at the timeout as a timeout, never as the 401: the bound leaves room for a loaded machine.
+            let client = networkClient(port: server.port, timeout: 5)
             for attempt in 1...17 {
                 let started = ContinuousClock.now
                 let result = await outcome(client, url: sampleChipURL)
                 #expect(result.verdict == .failure && result.error?.httpStatus == 401, "call \(attempt): \(String(describing: result.error))")
-                #expect(ContinuousClock.now - started < .seconds(1), "call \(attempt) ended in time")
+                #expect(ContinuousClock.now - started < .seconds(4), "call \(attempt) ended in time")
             }
             #expect(recordedLines(record).filter { $0.hasPrefix("REQUEST") }.count == 17)
         }
