@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import Lifecycle
 import POSIXSupport
+import ProductVersion
 import ScanJournal
 import SealTrustKit
 import StationWire
@@ -16,8 +17,7 @@ import VerdictSocket
 /// is out. A call's task journals its own `verdict`. Nothing else hands work between threads.
 public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     public let name = "station core"
-    public static let version = "0.1.0"
-    public static let clientIdentifier = "sealtrust-scand/\(version)"
+    public static let clientIdentifier = "sealtrust-scand/\(ProductVersion.current)"
     /// API calls out at once; more scans wait for a slot, and never for one another's answers.
     static let callsInFlightLimit = 16
 
@@ -59,10 +59,17 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     private let onStatusChange: @Sendable (String) -> Void
     /// The sources running into this core, which may show a verdict at the device that read it.
     private let runningSources = Mutex<[any ScanSource]>([])
+    private let sourceErrorLogLimit: Mutex<SourceErrorLogLimit>
+    private let now: @Sendable () -> ContinuousClock.Instant
 
+    /// `sourceErrorLogInterval` and `now`: a source's errors are logged at most once in that interval by that clock.
     public init(options: DaemonOptions, journal: Journal, publisher: any EventPublisher, logger: Logger, tokens: TokenStore,
+                sourceErrorLogInterval: Duration = .seconds(60),
+                now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
                 onStatusChange: @escaping @Sendable (String) -> Void) {
         self.logger = logger
+        sourceErrorLogLimit = Mutex(SourceErrorLogLimit(interval: sourceErrorLogInterval))
+        self.now = now
         self.tokens = tokens
         self.onStatusChange = onStatusChange
         log = EventLog(journal: journal, publisher: publisher, logger: logger)
@@ -255,7 +262,15 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     private func sourceChanged(_ event: SourceEvent, replacing placeholder: String?) {
         if let placeholder { sources.forget(id: placeholder) }
         guard sources.update(event) else { return }
-        logger.notice("source \(event.id) \(event.state.rawValue): \(event.detail)")
+        if event.state == .error {
+            let heldBack = sourceErrorLogLimit.withLock { $0.admit(source: event.id, at: now()) }
+            if let heldBack {
+                let more = heldBack == 0 ? "" : " (and \(heldBack) more errors since the last one logged)"
+                logger.warning("source \(event.id) error: \(event.detail)\(more)")
+            }
+        } else {
+            logger.notice("source \(event.id) \(event.state.rawValue): \(event.detail)")
+        }
         log.record(.source(event))
         publishStatusLine()
     }
@@ -271,7 +286,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 
     public func helloFields() -> [(String, JSON)] {
         [
-            ("version", .string(Self.version)), ("station", .string(live.options.station)),
+            ("version", .string(ProductVersion.current)), ("station", .string(live.options.station)),
             ("sources", sources.json), ("last_seq", .int(Int64(log.lastSeq))),
         ]
     }
@@ -279,7 +294,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     public func statusFields() -> [(String, JSON)] {
         let uptime = ContinuousClock.now - startedAt
         var fields: [(String, JSON)] = [
-            ("version", .string(Self.version)), ("station", .string(live.options.station)),
+            ("version", .string(ProductVersion.current)), ("station", .string(live.options.station)),
             ("uptime_s", .int(uptime.components.seconds)), ("sources", sources.statusJSON), ("counters", counters.json),
         ]
         if let lastAPIError = counters.lastAPIErrorJSON { fields.append(("last_api_error", lastAPIError)) }
