@@ -3,7 +3,7 @@ public enum EventFrame {
     /// A journaled event: its seq as the id, its type as the event name, its JSON line as the data.
     /// `line` holds no line break (the daemon's JSON Lines); the type is kept to the protocol's letters.
     public static func journaled(seq: UInt64, type: String, line: String) -> [UInt8] {
-        let name = type.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || $0 == "_" } ? type : "message"
+        let name = !type.isEmpty && type.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || $0 == "_" } ? type : "message"
         return Array("id: \(seq)\nevent: \(name)\ndata: \(withoutLineBreaks(line))\n\n".utf8)
     }
 

@@ -35,10 +35,11 @@ struct DefectMemoryTests {
     }
 
     @Test func defect3And6ALongLineThenFiveMoreWithControlCharactersAllReplay() throws {
-        let daemon = try ScanDaemon(api: nil, extra: ["--client-queue", "16384"]).waitUntilListening()
+        // The smallest queue allowed: replay batches of 8 KiB, so the 10,000-byte line is longer than a batch.
+        let daemon = try ScanDaemon(api: nil, extra: ["--client-queue", "65536"]).waitUntilListening()
         defer { _ = daemon.terminate(); daemon.removeDirectory() }
         let (client, _) = try daemon.connect()
-        let long = try client.verify(String(repeating: "x", count: 3_000), id: "long")
+        let long = try client.verify(String(repeating: "x", count: 10_000), id: "long")
         let since = try #require(long.scan["seq"]?.integer) - 1
         for index in 0..<5 { _ = try client.verify("x\u{1B}]0;pwned\u{07}\u{1B}[2J\r\n\(index)", id: "short-\(index)") }
         let (replayer, _) = try daemon.connect()

@@ -53,17 +53,17 @@ struct JournalRefusalTests {
         defer { api.stop() }
         let directory = try makeScratchDirectory()
         let journal = directory + "/journal"
-        // 512 KiB in all: a new segment every 64 KiB.
-        let daemon = try ScanDaemon(api: api, extra: ["--journal-max-bytes", "524288"], directory: directory,
+        // 1 MiB in all: a new segment every 128 KiB.
+        let daemon = try ScanDaemon(api: api, extra: ["--journal-max-bytes", "1048576"], directory: directory,
                                     launcher: PrivateMounts.unshare).waitUntilListening()
         defer { _ = daemon.terminate(); daemon.removeDirectory() }
         let (client, _) = try daemon.connect()
         _ = try client.verify("WIFI:S:before;;", id: "before")
 
-        // The open segment still takes writes; the event that must open a new one (after 64 KiB) cannot.
+        // The open segment still takes writes; the event that must open a new one (after 128 KiB) cannot.
         try PrivateMounts.run(in: daemon.pid, ["mount", "--bind", journal, journal])
         try PrivateMounts.run(in: daemon.pid, ["mount", "-o", "remount,bind,ro", journal])
-        let long = String(repeating: "x", count: 30_000)
+        let long = String(repeating: "x", count: 60_000)
         var answers: [JSON] = []
         for index in 0..<4 where answers.last?["type"]?.string != "error" {
             let id = "fill-\(index)"

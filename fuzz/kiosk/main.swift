@@ -23,7 +23,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
 
     let halves = input.split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)
     let type = String(decoding: halves[0], as: UTF8.self)
-    let line = String(decoding: halves.count > 1 ? halves[1] : [], as: UTF8.self)
+    let line = halves.count > 1 ? String(decoding: halves[1], as: UTF8.self) : ""
     checkFrame(EventFrame.journaled(seq: UInt64(size), type: type, line: line), seq: UInt64(size), line: line)
 
     let station = StationState(version: "0.1.0")
@@ -34,7 +34,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         station.record(event: message)
     }
     let source = JSON.object([("id", .string(type)), ("medium", .string(line)), ("state", "ready")])
-    station.record(status: .object([("type", "status"), ("sources", [source]), ("counters", .object([("verdicts", .object([(line, 3)]))]))]))
+    station.record(status: .object([("type", "status"), ("sources", [source]), ("counters", .object([("verdicts", .object([(line, .int(3))]))]))]))
     station.record(event: .object([("type", "scan"), ("medium", .string(text))]))
     station.record(event: .object([("type", "read_error"), ("reason", .string(type))]))
     station.record(event: .object([("type", "verdict"), ("latency_ms", .int(Int64(size) * 997 - 3_000))]))
