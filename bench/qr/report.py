@@ -136,7 +136,7 @@ def live(fixtures, command, references):
     deciders = [("ours", command)] + references
     print("frames from a code's appearance to its scan on the stream; the code appears at the first view, from")
     print("the one it enters in, that some decoder reads on its own (beside it: that view's number for each one)")
-    print("%-22s%8s" % ("category", "ours") + "".join("%8s" % ("1st " + name) for name, _ in deciders) + "   CPU over the stream")
+    print("%-22s%8s" % ("category", "ours") + "".join("%10s" % ("1st " + name) for name, _ in deciders) + "   CPU over the stream")
     for name, expected, case, appears in rows:
         if appears and case != "held":
             frames, share, firsts = figures[name]
@@ -146,7 +146,7 @@ def live(fixtures, command, references):
                 results = decode(decoder, 1, pictures)
                 readable = [index for index, path in enumerate(pictures) if expected in results[os.path.basename(path)][1]]
                 readable_from += readable[:1]
-                row += "%8s" % (readable[0] if readable else "never")
+                row += "%10s" % (readable[0] if readable else "never")
             # A stream reads no view its frames, decoded one by one, do not: the delay is never negative.
             delay = int(firsts[expected]) - int(appears) - min(readable_from, default=0) if expected in firsts else "never"
             print("%-22s%8s" % (case, delay) + row + "   %5.1f%%" % (100 * share))
