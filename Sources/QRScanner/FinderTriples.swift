@@ -27,6 +27,22 @@ enum FinderTriples {
         finder.hits >= max(2, finder.module / 2 + 1)
     }
 
+    /// One of each group of finders within 4 modules of each other: the same mark seen at two scales or on
+    /// neighbouring rows. A code's finder centres are at least 14 modules apart.
+    static func distinct(_ finders: [FinderPatternLocator.Finder]) -> [FinderPatternLocator.Finder] {
+        var distinct: [FinderPatternLocator.Finder] = []
+        for finder in finders where !distinct.contains(where: { isNear($0, finder, modules: 4) }) {
+            distinct.append(finder)
+        }
+        return distinct
+    }
+
+    /// Whether two finders' centres are within `modules` of the larger one's modules, across and down.
+    static func isNear(_ finder: FinderPatternLocator.Finder, _ other: FinderPatternLocator.Finder, modules: Int, plus pixels: Int = 0) -> Bool {
+        let reach = modules * max(finder.module, other.module) + pixels
+        return abs(finder.x - other.x) < reach && abs(finder.y - other.y) < reach
+    }
+
     /// The region of each plausible code widened by its quiet zone, the most often crossed finders first.
     /// `isPlausible` rejects a region before it takes one of the `maximumRegions` places.
     static func codeRegions(

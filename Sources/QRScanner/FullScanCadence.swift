@@ -1,24 +1,35 @@
 /// How often a live stream may pay for zbar over the whole frame (25 ms and more at 720p):
-/// only on a changed frame the cheap passes found nothing in, at most once every `gap` frames,
-/// and not while a code read in the last `quietAfterCode` frames is likely still in view (the
-/// scan would only find it again). A code only that pass reads is read at most `gap - 1`
-/// frames after it arrives; a camera panning over a scene without a code pays about a quarter
-/// of the pass on each frame (`make bench-qr`).
+/// only on a changed frame the cheap passes found nothing in, and not while a code read in the
+/// last `quietAfterCode` frames is likely still in view (the scan would only find it again).
+/// A code entering view brings three finder patterns at once: a frame with two or more the last
+/// `memory` frames did not show may be scanned `gap` frames after the last scan, so a code only
+/// that pass reads is read at most `gap - 1` frames after it arrives. A scene whose marks were
+/// all seen before (the clutter a camera pans over, where one square mark or another flickers in
+/// and out; or a code whose first views were unreadable) is scanned again every `repeatAfter` frames.
 struct FullScanCadence {
     static let gap = 4
+    static let repeatAfter = 15
     static let quietAfterCode = 15
+    static let memory = 15
 
-    private var framesSinceScan = gap
+    private var framesSinceScan = repeatAfter
     private var framesSinceCode = quietAfterCode
+    /// The finder-like marks of the last `memory` frames that reached this pass, newest last.
+    private var recentMarks: [[FinderPatternLocator.Finder]] = []
 
     mutating func frameArrived(withCode: Bool) {
         framesSinceScan += 1
         framesSinceCode = withCode ? 0 : framesSinceCode + 1
     }
 
-    /// True when a whole-frame scan may run now; it then counts as run.
-    mutating func mayScan() -> Bool {
-        guard framesSinceScan >= Self.gap, framesSinceCode >= Self.quietAfterCode else { return false }
+    /// True when a whole-frame scan may run now, on a frame with these finder-like marks; it then counts as run.
+    mutating func mayScan(marks: [FinderPatternLocator.Finder]) -> Bool {
+        // A hand's shake or a slow pan moves a mark by a few modules between frames.
+        let new = marks.filter { mark in !recentMarks.joined().contains { FinderTriples.isNear(mark, $0, modules: 3, plus: 8) } }
+        recentMarks.append(marks)
+        if recentMarks.count > Self.memory { recentMarks.removeFirst() }
+        let wait = FinderTriples.distinct(new).count >= 2 ? Self.gap : Self.repeatAfter
+        guard framesSinceScan >= wait, framesSinceCode >= Self.quietAfterCode else { return false }
         framesSinceScan = 0
         return true
     }

@@ -10,23 +10,41 @@
 /// 4. pass 1's regions again, twice the size for small modules, then squared up on
 ///    their three finders for a tilted or curved code;
 /// 5. zbar over the whole frame, as libzbar's default does it, so nothing it would
-///    read is lost. On a live stream that pass runs at a bounded cadence.
+///    read is lost; only where the passes saw three distinct finder patterns, dark on
+///    light (zbar reads nothing with fewer), and on a live stream at a bounded cadence.
+/// On a live stream, the pass that read the last frame goes first (the next frame most
+/// likely shows the same code the same way, and the passes that failed on it cost most),
+/// and fewer regions are tried per frame: the next frame is another chance.
 /// Not thread-safe: one per decoding thread.
 public final class QRFrameDecoder {
+    private enum Pass: CaseIterable {
+        case finders, halfScale, lightOnDark, enlargedOrSquared, wholeFrame
+    }
+
     private let scanner = ZBarImageScanner()
     private var locator = FinderPatternLocator()
     private var changes: FrameChangeDetector?
     private var fullScans: FullScanCadence?
     private var lastPayloads: [[UInt8]] = []
-    /// Whether a pass on the current frame saw a finder pattern worth pairing.
-    private var sawCredibleFinder = false
+    /// The pass that read the last decoded frame, on a live stream.
+    private var lastReadingPass: Pass?
+    /// Regions zbar tries per pass and frame, the most often crossed first. On a live stream the next
+    /// frame is a new chance: a few failed attempts on a bent or half-covered code cost 20 ms each.
+    private let regionsPerPass: Int
+    /// The current frame's finder regions at full resolution and its half-size copy, made once however many passes need them.
+    private var fullRegions: [FinderTriples.CodeRegion]?
+    private var half: GreyPlane?
+    /// The credible dark-on-light finder patterns the passes saw in the current frame, at full-resolution scale.
+    private var marks: [FinderPatternLocator.Finder] = []
 
     /// `skippingUnchangedFrames`: the frames are a live stream. A frame that has not changed
-    /// since the last one decoded gives that one's payloads again without being decoded, and
-    /// the whole-frame pass runs at most at `FullScanCadence`'s rate.
+    /// since the last one decoded gives that one's payloads again without being decoded, the
+    /// pass that read the last frame goes first, and the whole-frame pass runs at most at
+    /// `FullScanCadence`'s rate.
     public init(skippingUnchangedFrames: Bool = false) {
         changes = skippingUnchangedFrames ? FrameChangeDetector() : nil
         fullScans = skippingUnchangedFrames ? FullScanCadence() : nil
+        regionsPerPass = skippingUnchangedFrames ? 2 : FinderTriples.maximumRegions
     }
 
     /// The bytes of each QR code in the frame (`width * height` luma bytes, row by row).
@@ -36,72 +54,107 @@ public final class QRFrameDecoder {
         if changes?.hasChanged(luma, width: width, height: height) == false {
             return lastPayloads
         }
-        sawCredibleFinder = false
-        let regions = finderRegions(luma, width: width, height: height)
-        var payloads = decodeRegions(regions) { region in
-            // A copy, not zbar's crop: zbar binarizes the whole image it is given before decoding a QR code.
-            // Every third line first, at a third of the cost; every line when that fails (it loses some rotated codes).
-            self.scan(GreyPlane(region.area, of: luma, width: width), densities: [3, 1])
+        marks = []
+        defer {
+            fullRegions = nil
+            half = nil
         }
-        if payloads.isEmpty {
-            payloads = halfScalePasses(luma, width: width, height: height)
+        var payloads: [[UInt8]] = []
+        var readingPass: Pass?
+        for pass in passOrder() {
+            payloads = run(pass, luma, width: width, height: height)
+            if !payloads.isEmpty {
+                readingPass = pass
+                break
+            }
         }
-        if payloads.isEmpty {
-            payloads = decodeRegions(regions) { region in
+        if changes != nil { lastReadingPass = readingPass }
+        lastPayloads = payloads
+        return payloads
+    }
+
+    /// The passes in their order, the one that read the last frame first. The whole-frame pass stays
+    /// last: a code only it reads is read at its cadence, and every cheaper pass is tried before.
+    private func passOrder() -> [Pass] {
+        guard let first = lastReadingPass, first != .wholeFrame else { return Pass.allCases }
+        return [first] + Pass.allCases.filter { $0 != first }
+    }
+
+    private func run(_ pass: Pass, _ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
+        switch pass {
+        case .finders:
+            return decodeRegions(finderRegions(luma, width: width, height: height)) { region in
+                // A copy, not zbar's crop: zbar binarizes the whole image it is given before decoding a QR code.
+                // Every third line first, at a third of the cost; every line when that fails (it loses some rotated codes).
+                self.scan(GreyPlane(region.area, of: luma, width: width), densities: [3, 1])
+            }
+        case .halfScale, .lightOnDark:
+            return halfScalePass(inverted: pass == .lightOnDark, luma, width: width, height: height)
+        case .enlargedOrSquared:
+            // Two scans a region, each of an image larger than the region: on a stream, the likeliest region only.
+            return decodeRegions(finderRegions(luma, width: width, height: height), limit: changes == nil ? regionsPerPass : 1) { region in
                 if region.module <= 3, let found = self.scan(GreyPlane(region.area, of: luma, width: width).doubled(), densities: [1]) {
                     return found
                 }
                 let upright = GreyPlane.rectified(luma, width: width, height: height, corner: region.corner, right: region.right, down: region.down, module: region.module)
                 return self.scan(upright, densities: [1])
             }
-        }
-        // zbar reads no code without three finder patterns: where no pass saw even one, its whole-frame pass would find nothing.
-        if payloads.isEmpty, sawCredibleFinder, fullScans?.mayScan() ?? true {
+        case .wholeFrame:
+            guard Self.mayHoldCode(marks), fullScans?.mayScan(marks: marks) ?? true else { return [] }
             scanner.setDensity(1)
-            payloads = scanner.scan(luma, width: width, height: height)
+            return scanner.scan(luma, width: width, height: height)
         }
-        lastPayloads = payloads
-        return payloads
     }
 
     /// The plausible code regions around full-resolution finder patterns.
     private func finderRegions(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [FinderTriples.CodeRegion] {
+        if let fullRegions { return fullRegions }
         let finders = locator.locate(luma, width: width, height: height)
-        sawCredibleFinder = sawCredibleFinder || finders.contains(where: FinderTriples.isCredible)
-        return FinderTriples.codeRegions(finders, width: width, height: height) {
+        marks += finders.filter(FinderTriples.isCredible)
+        let regions = FinderTriples.codeRegions(finders, width: width, height: height) {
             TimingPattern.isPlausible($0, in: luma, width: width, height: height)
+        }
+        fullRegions = regions
+        return regions
+    }
+
+    /// Passes 2 and 3: finder patterns on the frame at half size, dark on light or light on dark.
+    private func halfScalePass(inverted: Bool, _ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
+        guard width >= 64, height >= 64 else { return [] }
+        let halved = half ?? GreyPlane.halved(luma, width: width, height: height)
+        half = halved
+        let plane = inverted ? halved.inverted() : halved
+        let finders = plane.pixels.withUnsafeBufferPointer { locator.locate($0, width: plane.width, height: plane.height) }
+        if !inverted {
+            marks += finders.filter(FinderTriples.isCredible).map { FinderPatternLocator.Finder(x: 2 * $0.x, y: 2 * $0.y, module: 2 * $0.module, hits: $0.hits) }
+        }
+        let regions = plane.pixels.withUnsafeBufferPointer { pixels in
+            FinderTriples.codeRegions(finders, width: plane.width, height: plane.height) {
+                TimingPattern.isPlausible($0, in: pixels, width: plane.width, height: plane.height)
+            }
+        }
+        return decodeRegions(regions) { region in
+            let full = region.area.scaled(by: 2, within: width, height)
+            var original = GreyPlane(full, of: luma, width: width)
+            if inverted { original = original.inverted() }
+            return self.scan(original, densities: [1]) ?? self.scan(plane.cropped(to: region.area), densities: [1])
         }
     }
 
-    /// Passes 2 and 3: finder patterns on the frame at half size, dark on light and then light on dark.
-    private func halfScalePasses(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
-        guard width >= 64, height >= 64 else { return [] }
-        let half = GreyPlane.halved(luma, width: width, height: height)
-        for polarity in [false, true] {
-            let plane = polarity ? half.inverted() : half
-            let finders = plane.pixels.withUnsafeBufferPointer { locator.locate($0, width: plane.width, height: plane.height) }
-            sawCredibleFinder = sawCredibleFinder || finders.contains(where: FinderTriples.isCredible)
-            let regions = plane.pixels.withUnsafeBufferPointer { pixels in
-                FinderTriples.codeRegions(finders, width: plane.width, height: plane.height) {
-                    TimingPattern.isPlausible($0, in: pixels, width: plane.width, height: plane.height)
-                }
-            }
-            let found = decodeRegions(regions) { region in
-                let full = region.area.scaled(by: 2, within: width, height)
-                var original = GreyPlane(full, of: luma, width: width)
-                if polarity { original = original.inverted() }
-                return self.scan(original, densities: [1]) ?? self.scan(plane.cropped(to: region.area), densities: [1])
-            }
-            if !found.isEmpty { return found }
-        }
-        return []
+    /// zbar reads no code without three finder patterns. Where the passes saw fewer than three distinct
+    /// ones, dark on light at either scale, its whole-frame pass would find nothing: an empty scene's few
+    /// square marks (or one mark seen at both scales) do not pay for it.
+    private static func mayHoldCode(_ marks: [FinderPatternLocator.Finder]) -> Bool {
+        FinderTriples.distinct(marks).count >= 3
     }
 
     /// Tries each region not already covered by a decoded code; the payloads in order, each once.
-    private func decodeRegions(_ regions: [FinderTriples.CodeRegion], _ attempt: (FinderTriples.CodeRegion) -> [[UInt8]]?) -> [[UInt8]] {
+    private func decodeRegions(
+        _ regions: [FinderTriples.CodeRegion], limit: Int? = nil, _ attempt: (FinderTriples.CodeRegion) -> [[UInt8]]?
+    ) -> [[UInt8]] {
         var payloads: [[UInt8]] = []
         var decoded: [PixelRegion] = []
-        for region in regions where !decoded.contains(where: region.area.overlaps) {
+        for region in regions.prefix(limit ?? regionsPerPass) where !decoded.contains(where: region.area.overlaps) {
             guard let found = attempt(region) else { continue }
             decoded.append(region.area)
             for payload in found where !payloads.contains(payload) {

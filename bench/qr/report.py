@@ -131,20 +131,25 @@ def live(fixtures, command, references):
             print("%-22s CPU %5.1f%% of one core (no code in view, %d frames)" % (case, 100 * share, frames))
         elif case == "held":
             print("%-22s CPU %5.1f%% of one core (a code held in view, %d frames)" % (case, 100 * share, frames))
-    print("frames from a code's appearance to its scan (0: the frame it appears in); beside it, the first frame")
-    print("from the appearance on that each reference decoder reads on its own (a view of the code none reads is no appearance)")
-    print("%-22s%8s" % ("category", "ours") + "".join("%8s" % name for name, _ in references) + "   CPU over the stream")
+    # A view of the code no decoder reads on its own is no appearance: the code appears at the first
+    # view one of them (ours seen once, libzbar's default, zxing-cpp) reads, frame by frame, on its own.
+    deciders = [("ours", command)] + references
+    print("frames from a code's appearance to its scan on the stream; the code appears at the first view, from")
+    print("the one it enters in, that some decoder reads on its own (beside it: that view's number for each one)")
+    print("%-22s%8s" % ("category", "ours") + "".join("%10s" % ("1st " + name) for name, _ in deciders) + "   CPU over the stream")
     for name, expected, case, appears in rows:
         if appears and case != "held":
             frames, share, firsts = figures[name]
-            delay = int(firsts[expected]) - int(appears) if expected in firsts else None
             pictures = stream_frames(os.path.join(fixtures, "live", name), int(appears), os.path.join(fixtures, "live-frames", case))
-            row = "%-22s%8s" % (case, "never" if delay is None else delay)
-            for _, reference in references:
-                results = decode(reference, 1, pictures)
+            row, readable_from = "", []
+            for _, decoder in deciders:
+                results = decode(decoder, 1, pictures)
                 readable = [index for index, path in enumerate(pictures) if expected in results[os.path.basename(path)][1]]
-                row += "%8s" % (readable[0] if readable else "never")
-            print(row + "   %5.1f%%" % (100 * share))
+                readable_from += readable[:1]
+                row += "%10s" % (readable[0] if readable else "never")
+            # A stream reads no view its frames, decoded one by one, do not: the delay is never negative.
+            delay = int(firsts[expected]) - int(appears) - min(readable_from, default=0) if expected in firsts else "never"
+            print("%-22s%8s" % (case, delay) + row + "   %5.1f%%" % (100 * share))
 
 
 def robustness(fixtures, decoders):
