@@ -136,7 +136,13 @@ public final class Journal: Sendable {
             state.lastSeq = seq
             state.segments[active].bytes += bytes.count
             state.segments[active].newestAt = now.seconds
-            try Journal.enforceRetention(&state, directory: directory, maxBytes: maxBytes, maxAge: maxAge)
+            // The event is durable and must be published: a segment retention cannot remove now (a read-only
+            // directory) is said once, and removed at a later append.
+            do throws(JournalError) {
+                try Journal.enforceRetention(&state, directory: directory, maxBytes: maxBytes, maxAge: maxAge)
+            } catch {
+                if state.reportedPlaces.insert("retention").inserted { warn("journal: retention: \(error); tried again at each append") }
+            }
             return JournaledEvent(seq: seq, type: type, line: line)
         }
     }
