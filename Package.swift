@@ -82,7 +82,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "sealtrust-mqtt",
-            dependencies: ["CMosquitto", "StationClient", "JSONCore", "StationWire", "SystemdSupport", "ProductVersion"]
+            dependencies: ["CMosquitto", "POSIXSupport", "StationClient", "JSONCore", "StationWire", "SystemdSupport", "ProductVersion"]
         ),
 
         // The kiosk bridge: the page, Server-Sent Events, metrics and health over libmicrohttpd (outputs.md).
@@ -110,6 +110,8 @@ let package = Package(
         .executableTarget(name: "socket-bench", dependencies: ["JSONCore", "POSIXSupport", "ScanJournal", "VerdictSocket", "Harness"], path: "bench/socket-bench"),
         // `make bench-scanners`: a handheld scanner's terminator to its `scan` at a subscriber, beside verify's.
         .executableTarget(name: "scanner-bench", dependencies: ["HandheldScanner", "Harness", "JSONCore"], path: "bench/scanner-bench"),
+        // `make bench-feedback`: from a verdict to the reader's LED and buzzer command at the virtual tag (mk/nfc.mk).
+        .executableTarget(name: "feedback-bench", dependencies: ["NFCReader", "CPCSCLite", "Harness"], path: "bench/feedback"),
         // `make bench-mqtt`: sealtrust-mqtt's latency and drain rate beside mosquitto_pub (mk/mqtt.mk).
         .executableTarget(name: "mqtt-bench", path: "bench/mqtt"),
         // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).

@@ -39,6 +39,7 @@ install-binaries:
 	$(SWIFT) build -c $(CONFIGURATION) --product sealtrust-scand
 	$(SWIFT) build -c $(CONFIGURATION) --product sealtrust-scanctl
 	$(SWIFT) build -c $(CONFIGURATION) --product sealtrust-kiosk
+	$(SWIFT) build -c $(CONFIGURATION) --product sealtrust-mqtt
 
 install-files:
 	$(SYSTEM_INSTALL_ENV) PRODUCTS_DIR="$(PRODUCTS_DIR)" ./packaging/install.sh install
@@ -51,6 +52,7 @@ check-units:
 	$(SWIFT) build --product sealtrust-scand
 	$(SWIFT) build --product sealtrust-scanctl
 	$(SWIFT) build --product sealtrust-kiosk
+	$(SWIFT) build --product sealtrust-mqtt
 	@stage=$$(mktemp -d) && \
 	$(MAKE) --no-print-directory install-files DESTDIR=$$stage PRODUCTS_DIR="$$($(SWIFT) build --show-bin-path)" >/dev/null && \
 	{ $(SYSTEM_INSTALL_ENV) DESTDIR=$$stage ./packaging/check-units.sh; status=$$?; rm -rf $$stage; exit $$status; }

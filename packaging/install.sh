@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 : "${UNITDIR:=$PREFIX/lib/systemd/system}" "${SYSUSERSDIR:=$PREFIX/lib/sysusers.d}" "${UDEVRULESDIR:=/etc/udev/rules.d}"
 : "${MODPROBEDIR:=/etc/modprobe.d}" "${MODULESLOADDIR:=/etc/modules-load.d}" "${POLKITRULESDIR:=/etc/polkit-1/rules.d}"
 CONFDIR="$SYSCONFDIR/sealtrust-scand"
+MQTTCONFDIR="$SYSCONFDIR/sealtrust-mqtt"
 MANIFEST="$PREFIX/share/sealtrust-scand/installed-files"
 
 say() { printf '%s\n' "$*"; }
@@ -28,7 +29,7 @@ put() {
 install_files() {
     stage=${1:-}
     : "${PRODUCTS_DIR:?PRODUCTS_DIR must name the directory of the built binaries}"
-    for binary in sealtrust-scand sealtrust-scanctl sealtrust-kiosk; do
+    for binary in sealtrust-scand sealtrust-scanctl sealtrust-kiosk sealtrust-mqtt; do
         [ -x "$PRODUCTS_DIR/$binary" ] || { say "install: $PRODUCTS_DIR/$binary is missing: build it first (make install builds it)" >&2; exit 1; }
     done
     new_manifest=$(mktemp)
@@ -37,21 +38,24 @@ install_files() {
     put 0755 "$PRODUCTS_DIR/sealtrust-scand" "$BINDIR/sealtrust-scand"
     put 0755 "$PRODUCTS_DIR/sealtrust-scanctl" "$BINDIR/sealtrust-scanctl"
     put 0755 "$PRODUCTS_DIR/sealtrust-kiosk" "$BINDIR/sealtrust-kiosk"
+    put 0755 "$PRODUCTS_DIR/sealtrust-mqtt" "$BINDIR/sealtrust-mqtt"
     # The units name /usr/local/bin and /etc: point them at where this install puts the binary and the configuration.
     config_option=""
     [ "$CONFDIR" = /etc/sealtrust-scand ] || config_option=" --config $CONFDIR/scand.conf"
-    for unit in sealtrust-scand.service sealtrust-scand.socket sealtrust-kiosk.service; do
+    for unit in sealtrust-scand.service sealtrust-scand.socket sealtrust-kiosk.service sealtrust-mqtt.service; do
         sed -e "s|^ExecStart=/usr/local/bin/sealtrust-scand\$|ExecStart=$BINDIR/sealtrust-scand$config_option|" \
             -e "s|^ExecReload=/usr/local/bin/sealtrust-scand --check-config\$|ExecReload=$BINDIR/sealtrust-scand$config_option --check-config|" \
             -e "s|^ExecStart=/usr/local/bin/sealtrust-kiosk\$|ExecStart=$BINDIR/sealtrust-kiosk|" \
+            -e "s|^ExecStart=/usr/local/bin/sealtrust-mqtt |ExecStart=$BINDIR/sealtrust-mqtt |" \
             -e "s|^LoadCredential=sealtrust-token:/etc/sealtrust-scand/|LoadCredential=sealtrust-token:$CONFDIR/|" \
+            -e "s|^EnvironmentFile=/etc/sealtrust-mqtt/|EnvironmentFile=$MQTTCONFDIR/|" \
+            -e "s|^LoadCredential=sealtrust-mqtt:/etc/sealtrust-mqtt/|LoadCredential=sealtrust-mqtt:$MQTTCONFDIR/|" \
             "systemd/$unit" > "$new_manifest.unit"
         put 0644 "$new_manifest.unit" "$UNITDIR/$unit"
     done
     put 0644 packaging/modprobe.d/sealtrust-scand-blacklist.conf "$MODPROBEDIR/sealtrust-scand-blacklist.conf"
     put 0644 packaging/modules-load.d/sealtrust-scand.conf "$MODULESLOADDIR/sealtrust-scand.conf"
-    # The pages of what this installs (sealtrust-mqtt's comes with the bridge, which is not installed here).
-    for page in sealtrust-scand.8 sealtrust-scanctl.1 sealtrust-kiosk.8 scand.conf.5 sealtrust-scand-protocol.7; do
+    for page in sealtrust-scand.8 sealtrust-scanctl.1 sealtrust-kiosk.8 sealtrust-mqtt.8 scand.conf.5 sealtrust-scand-protocol.7; do
         put 0644 "man/$page" "$MANDIR/man${page##*.}/$page"
     done
     put 0644 packaging/scand.conf.example "$DOCDIR/scand.conf.example"
@@ -62,10 +66,12 @@ install_files() {
     if [ "$stage" = stage ]; then
         # A conffile: dpkg keeps the operator's changes on upgrade and removes it on purge.
         put 0644 packaging/scand.conf.example "$CONFDIR/scand.conf"
+        put 0644 packaging/mqtt.conf.example "$MQTTCONFDIR/mqtt.conf"
         return
     fi
     put 0644 packaging/sysusers.d/sealtrust-scand.conf "$SYSUSERSDIR/sealtrust-scand.conf"
     put 0644 packaging/sysusers.d/sealtrust-kiosk.conf "$SYSUSERSDIR/sealtrust-kiosk.conf"
+    put 0644 packaging/sysusers.d/sealtrust-mqtt.conf "$SYSUSERSDIR/sealtrust-mqtt.conf"
     put 0644 udev/70-sealtrust-scand.rules "$UDEVRULESDIR/70-sealtrust-scand.rules"
     # Only a pcscd built with polkit asks it (pcscd --version lists "polkit"); Debian 12's is built without.
     put 0644 packaging/polkit/50-sealtrust-scand.rules "$POLKITRULESDIR/50-sealtrust-scand.rules"
@@ -82,6 +88,18 @@ install_files() {
         : > "$new_manifest.unit"
         put 0600 "$new_manifest.unit" "$CONFDIR/token"
     fi
+    # The MQTT bridge's unit needs both files: its options (the broker's URL), and its credentials, empty (none).
+    if [ -e "$DESTDIR$MQTTCONFDIR/mqtt.conf" ]; then
+        say "kept $MQTTCONFDIR/mqtt.conf"
+    else
+        put 0644 packaging/mqtt.conf.example "$MQTTCONFDIR/mqtt.conf"
+    fi
+    if [ -e "$DESTDIR$MQTTCONFDIR/credentials" ]; then
+        say "kept $MQTTCONFDIR/credentials"
+    else
+        : > "$new_manifest.unit"
+        put 0600 "$new_manifest.unit" "$MQTTCONFDIR/credentials"
+    fi
 
     # A re-install keeps the entries of files it did not install again this time (a kept configuration).
     if [ -f "$DESTDIR$MANIFEST" ]; then
@@ -91,7 +109,7 @@ install_files() {
     install -D -m 0644 "$new_manifest" "$DESTDIR$MANIFEST"
 
     if [ -z "$DESTDIR" ]; then
-        systemd-sysusers "$SYSUSERSDIR/sealtrust-scand.conf" "$SYSUSERSDIR/sealtrust-kiosk.conf" \
+        systemd-sysusers "$SYSUSERSDIR/sealtrust-scand.conf" "$SYSUSERSDIR/sealtrust-kiosk.conf" "$SYSUSERSDIR/sealtrust-mqtt.conf" \
             || say "systemd-sysusers failed: create the users with it before starting"
         if [ -d /run/systemd/system ]; then
             systemctl daemon-reload
@@ -114,7 +132,7 @@ uninstall_files() {
         fi
     done < "$DESTDIR$MANIFEST"
     rm -f "$DESTDIR$MANIFEST"
-    for directory in "$PREFIX/share/sealtrust-scand" "$DOCDIR/kiosk" "$DOCDIR" "$CONFDIR"; do
+    for directory in "$PREFIX/share/sealtrust-scand" "$DOCDIR/kiosk" "$DOCDIR" "$CONFDIR" "$MQTTCONFDIR"; do
         rmdir "$DESTDIR$directory" 2>/dev/null || true
     done
     if [ -z "$DESTDIR" ] && [ -d /run/systemd/system ]; then

@@ -31,13 +31,14 @@ fi
 # A station's daemon runs as its user and keeps its files in these places; test daemons elsewhere are not
 # touched by the purge.
 for place in /usr/local/bin/sealtrust-scand /usr/local/lib/systemd/system/sealtrust-scand.service \
-    /etc/sealtrust-scand /var/lib/sealtrust-scand /run/sealtrust-scand; do
+    /etc/sealtrust-scand /var/lib/sealtrust-scand /run/sealtrust-scand /etc/sealtrust-mqtt /var/lib/sealtrust-mqtt; do
     if [ -e "$place" ]; then
         echo "test-deb: $place exists: this machine has a station; not touching it" >&2; exit 1
     fi
 done
-if getent passwd sealtrust-scand >/dev/null || getent group sealtrust-scand >/dev/null || getent passwd sealtrust-kiosk >/dev/null; then
-    echo "test-deb: the user sealtrust-scand or sealtrust-kiosk exists: this machine has a station; not touching it" >&2; exit 1
+if getent passwd sealtrust-scand >/dev/null || getent group sealtrust-scand >/dev/null || getent passwd sealtrust-kiosk >/dev/null \
+    || getent passwd sealtrust-mqtt >/dev/null; then
+    echo "test-deb: the user sealtrust-scand, sealtrust-kiosk or sealtrust-mqtt exists: this machine has a station; not touching it" >&2; exit 1
 fi
 
 before="$(traces)"
@@ -62,6 +63,11 @@ expected=(
     "/usr/share/doc/sealtrust-scand/kiosk/chromium-kiosk.service 644"
     "/usr/share/doc/sealtrust-scand/kiosk/cage-kiosk.service 644"
     "/usr/share/doc/sealtrust-scand/kiosk/prometheus-scrape.yml 644"
+    "/usr/bin/sealtrust-mqtt 755"
+    "/lib/systemd/system/sealtrust-mqtt.service 644"
+    "/usr/lib/sysusers.d/sealtrust-mqtt.conf 644"
+    "/usr/share/man/man8/sealtrust-mqtt.8.gz 644"
+    "/etc/sealtrust-mqtt/mqtt.conf 644"
     "/lib/systemd/system/sealtrust-scand.service 644"
     "/lib/systemd/system/sealtrust-scand.socket 644"
     "/lib/udev/rules.d/70-sealtrust-scand.rules 644"
@@ -82,6 +88,8 @@ expected=(
 for entry in "${expected[@]}"; do
     expect_file ${entry}
 done
+# Made by the postinst, not shipped: the operator's secret.
+expect_file /etc/sealtrust-mqtt/credentials 600
 
 # Every regular file the package owns is one of those: nothing lands anywhere unexpected.
 while read -r path; do
@@ -98,6 +106,17 @@ check "a reader starts the service (smartcard.target)" test -L /etc/systemd/syst
 check "the service is enabled at boot" test -L /etc/systemd/system/multi-user.target.wants/sealtrust-scand.service
 check "the socket is enabled" test -L /etc/systemd/system/sockets.target.wants/sealtrust-scand.socket
 check "the kiosk bridge is off until enabled" test ! -e /etc/systemd/system/multi-user.target.wants/sealtrust-kiosk.service
+check "the MQTT bridge is off until enabled" test ! -e /etc/systemd/system/multi-user.target.wants/sealtrust-mqtt.service
+check "the MQTT bridge's options are a conffile" sh -c "dpkg-query -W -f='\${Conffiles}' sealtrust-scand | grep -q '^ /etc/sealtrust-mqtt/mqtt.conf '"
+check "the MQTT credentials are empty" test ! -s /etc/sealtrust-mqtt/credentials
+check "the MQTT credentials are no file of the package" sh -c "! dpkg -L sealtrust-scand | grep -qx /etc/sealtrust-mqtt/credentials"
+check "the MQTT unit starts the installed binary with its options" \
+    grep -qxF 'ExecStart=/usr/bin/sealtrust-mqtt $SEALTRUST_MQTT_OPTIONS' /lib/systemd/system/sealtrust-mqtt.service
+check "the MQTT unit reads its options and credentials in /etc/sealtrust-mqtt" sh -c \
+    "grep -qx 'EnvironmentFile=/etc/sealtrust-mqtt/mqtt.conf' /lib/systemd/system/sealtrust-mqtt.service && grep -qx 'LoadCredential=sealtrust-mqtt:/etc/sealtrust-mqtt/credentials' /lib/systemd/system/sealtrust-mqtt.service"
+check "the MQTT bridge runs (--version)" sh -c "/usr/bin/sealtrust-mqtt --version | grep -qx 'sealtrust-mqtt $version'"
+check "the kiosk bridge runs (--version)" sh -c "/usr/bin/sealtrust-kiosk --version | grep -qx 'sealtrust-kiosk $version'"
+check "man finds the bridges' pages" sh -c "man -w sealtrust-mqtt >/dev/null && man -w sealtrust-kiosk >/dev/null"
 check "nothing was started" sh -c "! pgrep -u sealtrust-scand >/dev/null"
 check "the binary is the package's version ($version)" sh -c "/usr/bin/sealtrust-scand --version | grep -qx 'sealtrust-scand $version'"
 check "man finds the protocol page" sh -c "man -w sealtrust-scand-protocol >/dev/null"
@@ -111,6 +130,8 @@ check "it is a system user" test "$(echo "$entry" | cut -d: -f3)" -lt 1000
 check "its group is sealtrust-scand" test "$(id -gn sealtrust-scand)" = sealtrust-scand
 check "it is in the video group" sh -c "id -nG sealtrust-scand | tr ' ' '\n' | grep -qx video"
 check "the kiosk bridge's user is in the daemon's group" sh -c "id -nG sealtrust-kiosk | tr ' ' '\n' | grep -qx sealtrust-scand"
+check "the MQTT bridge's user is in the daemon's group" sh -c "id -nG sealtrust-mqtt | tr ' ' '\n' | grep -qx sealtrust-scand"
+check "the MQTT bridge's user cannot log in" sh -c "getent passwd sealtrust-mqtt | cut -d: -f7 | grep -q nologin"
 
 dpkg --purge sealtrust-scand
 trap - EXIT

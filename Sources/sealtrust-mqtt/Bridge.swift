@@ -25,6 +25,9 @@ final class Bridge: BrokerObserver, Sendable {
     private let feed: StationFeed
     private let status = Mutex(BridgeStatus())
     private let link = Mutex<BrokerLink?>(nil)
+    /// The link, once the daemon's `hello` named the station (its client id and topics): `run` runs it.
+    private let linkStarts: AsyncStream<BrokerLink>
+    private let linkStarted: AsyncStream<BrokerLink>.Continuation
     private let topics = Mutex<Topics?>(nil)
     private let lastStatusLine = Mutex("")
 
@@ -36,18 +39,24 @@ final class Bridge: BrokerObserver, Sendable {
         let saved = try seqFile.load()
         window = PublishWindow(capacity: Bridge.windowCapacity, acknowledgedSeq: saved)
         feed = StationFeed(socketPath: options.socketPath, since: saved)
+        (linkStarts, linkStarted) = AsyncStream.makeStream(of: BrokerLink.self, bufferingPolicy: .bufferingNewest(1))
         LogLine.notice("publishing to \(options.url!) from seq \(saved + 1) (state in \(seqFile.path))")
     }
 
-    /// Runs until cancelled, then saves the acknowledged seq and leaves the broker cleanly.
+    /// Runs until cancelled, then leaves the broker cleanly and saves the acknowledged seq.
     func run() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.follow() }
             group.addTask { await self.tick() }
+            group.addTask {
+                for await link in self.linkStarts {
+                    await link.run()
+                    return
+                }
+            }
             await group.next()
             group.cancelAll()
         }
-        await link.withLock { $0 }?.stop()
         save()
         notifier?.send("STATUS=stopped; acked seq \(window.acknowledgedSeq)")
     }
@@ -142,7 +151,7 @@ final class Bridge: BrokerObserver, Sendable {
             current = made
             return made
         }
-        started?.start()
+        if let started { linkStarted.yield(started) }
     }
 
     // MARK: Status, state file

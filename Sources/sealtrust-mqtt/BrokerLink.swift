@@ -1,5 +1,6 @@
 import CMosquitto
 import Foundation
+import POSIXSupport
 import StationClient
 import Synchronization
 
@@ -21,21 +22,18 @@ final class BrokerLink: Sendable {
     private let observer: any BrokerObserver
     private let live = Mutex(Live())
     private let stopping = Atomic<Bool>(false)
-    private let finished = Mutex<CheckedContinuation<Void, Never>?>(nil)
-    private let done = Atomic<Bool>(false)
 
     init(settings: BrokerSettings, observer: any BrokerObserver) {
         self.settings = settings
         self.observer = observer
     }
 
-    func start() {
-        Thread { [self] in
-            try? "mqtt-link".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
-            run()
-            done.store(true, ordering: .sequentiallyConsistent)
-            finished.withLock { $0.take() }?.resume()
-        }.start()
+    /// Runs the link on its own thread until cancelled. Then, if connected, it publishes `{"state":"offline"}`
+    /// (retained) and disconnects cleanly, so the will is not sent; it returns once the thread has ended.
+    func run() async {
+        await OSThread.run(name: "mqtt-link", stop: { [self] in stopping.store(true, ordering: .sequentiallyConsistent) }) { [self] in
+            runSessions()
+        }
     }
 
     enum Publication {
@@ -61,22 +59,9 @@ final class BrokerLink: Sendable {
         }
     }
 
-    /// Publishes `finalStatus` (retained) if connected, disconnects cleanly (so the will is not sent), and ends the thread.
-    func stop() async {
-        stopping.store(true, ordering: .sequentiallyConsistent)
-        await withCheckedContinuation { continuation in
-            let already = finished.withLock { waiting -> Bool in
-                if done.load(ordering: .sequentiallyConsistent) { return true }
-                waiting = continuation
-                return false
-            }
-            if already { continuation.resume() }
-        }
-    }
-
     private var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
-    private func run() {
+    private func runSessions() {
         var backoff = ReconnectBackoff()
         var version = Int32(MQTT_PROTOCOL_V5)
         var session = 0
@@ -131,7 +116,7 @@ final class BrokerLink: Sendable {
         do {
             try handle.connect(host: settings.address.host, port: settings.address.port, keepalive: settings.keepaliveSeconds)
         } catch {
-            return .failed(reason: "cannot connect to \(settings.address): \(context.explain(error))", accepted: false)
+            return .failed(reason: "cannot connect to \(settings.address): \(context.explain(error, host: settings.address.host))", accepted: false)
         }
         let started = ContinuousClock.now
         while true {
@@ -145,7 +130,7 @@ final class BrokerLink: Sendable {
                 if let refusal = context.refusal { return refused(refusal) }
                 let accepted = context.accepted
                 let what = accepted ? "lost the connection to \(settings.address)" : "no answer to CONNECT from \(settings.address)"
-                return .failed(reason: "\(what): \(context.explain(error))", accepted: accepted)
+                return .failed(reason: "\(what): \(context.explain(error, host: settings.address.host))", accepted: accepted)
             }
             if let refusal = context.refusal { return refused(refusal) }
             if !context.accepted && ContinuousClock.now - started > settings.connackTimeout {
@@ -224,10 +209,13 @@ private final class SessionContext: Sendable {
         state.withLock { $0.finalMid = mid }
     }
 
-    /// A failure in words, with what libmosquitto logged (OpenSSL's reason for a TLS failure).
-    func explain(_ error: MosquittoError) -> String {
+    /// A failure in words, with what libmosquitto logged (OpenSSL's reason for a TLS failure). OpenSSL's words for
+    /// a certificate it refused are the same for an unknown CA and for another host's certificate: both are named.
+    func explain(_ error: MosquittoError, host: String) -> String {
         guard let logged = state.withLock({ $0.lastLibraryError }) else { return error.description }
-        return "\(error.description) (\(logged))"
+        guard logged.contains("certificate verify failed") else { return "\(error.description) (\(logged))" }
+        return "\(error.description) (\(logged)): this station does not trust the broker's certificate: no CA of --ca "
+            + "or of the system's store signed it, or it does not name \(host.printable)"
     }
 
     static func from(_ pointer: UnsafeMutableRawPointer?) -> SessionContext? {

@@ -28,16 +28,19 @@ final class PublishWindow: Sendable {
         var session = 0
         var ready = false
         var needsResend = false
-        var waiter: CheckedContinuation<Admission, Never>?
         var count: Int { flights.count - head }
     }
 
     let capacity: Int
     private let state: Mutex<State>
+    /// Rings when room may have been made (a PUBACK, a new session); one ring kept while nobody waits.
+    private let rings: AsyncStream<Void>
+    private let bell: AsyncStream<Void>.Continuation
 
     init(capacity: Int, acknowledgedSeq: UInt64) {
         self.capacity = capacity
         state = Mutex(State(acknowledgedSeq: acknowledgedSeq, publishedSeq: acknowledgedSeq))
+        (rings, bell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     var acknowledgedSeq: UInt64 { state.withLock { $0.acknowledgedSeq } }
@@ -45,7 +48,7 @@ final class PublishWindow: Sendable {
 
     /// A session was accepted. What the last one left unacknowledged is gone with its libmosquitto instance.
     func sessionStarted(_ session: Int) {
-        let admitted = state.withLock { state -> (CheckedContinuation<Admission, Never>, Admission)? in
+        state.withLock { state in
             state.session = session
             state.ready = true
             if state.publishedSeq > state.acknowledgedSeq { state.needsResend = true }
@@ -54,30 +57,23 @@ final class PublishWindow: Sendable {
             state.index.removeAll()
             state.earlyAcknowledgements.removeAll()
             state.others.removeAll()
-            return takeAdmittedWaiter(&state)
         }
-        admitted.map { $0.0.resume(returning: $0.1) }
+        bell.yield()
     }
 
     func sessionEnded() {
         state.withLock { $0.ready = false }
     }
 
-    /// Waits until the broker is connected and the window has room.
+    /// Waits until the broker is connected and the window has room; `.stopped` once the task is cancelled.
+    /// One task admits at a time.
     func admit() async -> Admission {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Admission, Never>) in
-                let ready = state.withLock { state -> Admission? in
-                    if Task.isCancelled { return .stopped }
-                    if canAdmit(state) { return Self.admission(&state) }
-                    state.waiter = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
-        } onCancel: {
-            state.withLock { $0.waiter.take() }?.resume(returning: .stopped)
+        var ringing = rings.makeAsyncIterator()
+        while !Task.isCancelled {
+            if let admitted = state.withLock({ state in canAdmit(state) ? Self.admission(&state) : nil }) { return admitted }
+            guard await ringing.next() != nil else { break }
         }
+        return .stopped
     }
 
     /// An event handed to libmosquitto on `session` as message `mid`.
@@ -127,29 +123,24 @@ final class PublishWindow: Sendable {
     /// A PUBACK; returns the event's seq when it was one.
     @discardableResult
     func acknowledge(mid: Int32, session: Int) -> UInt64? {
-        let (seq, admitted) = state.withLock { state -> (UInt64?, (CheckedContinuation<Admission, Never>, Admission)?) in
-            guard session == state.session else { return (nil, nil) }
-            if state.others.remove(mid) != nil { return (nil, nil) }
+        let seq = state.withLock { state -> UInt64? in
+            guard session == state.session else { return nil }
+            if state.others.remove(mid) != nil { return nil }
             guard let position = state.index.removeValue(forKey: mid) else {
                 state.earlyAcknowledgements.insert(mid)
-                return (nil, nil)
+                return nil
             }
             state.flights[position].acknowledged = true
             let seq = state.flights[position].seq
             Self.advance(&state)
-            return (seq, takeAdmittedWaiter(&state))
+            return seq
         }
-        admitted.map { $0.0.resume(returning: $0.1) }
+        bell.yield()
         return seq
     }
 
     private func canAdmit(_ state: State) -> Bool {
         state.ready && (state.needsResend || state.count < capacity)
-    }
-
-    private func takeAdmittedWaiter(_ state: inout State) -> (CheckedContinuation<Admission, Never>, Admission)? {
-        guard state.waiter != nil, canAdmit(state), let waiter = state.waiter.take() else { return nil }
-        return (waiter, Self.admission(&state))
     }
 
     private static func admission(_ state: inout State) -> Admission {

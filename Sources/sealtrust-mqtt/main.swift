@@ -38,11 +38,7 @@ switch options.command {
 case .watch:
     let watch = FleetWatch(prefix: options.topicPrefix)
     let link = BrokerLink(settings: FleetWatch.settings(options, credentials: credentials), observer: watch)
-    link.start()
-    work = Task.detached {
-        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
-        await link.stop()
-    }
+    work = Task.detached { await link.run() }
 default:
     let bridge: Bridge
     do {

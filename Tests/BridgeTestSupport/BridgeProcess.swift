@@ -7,8 +7,8 @@ import TestSupport
 public final class BridgeProcess: Sendable {
     private let process: SupervisedProcess
 
-    public init(arguments: [String], notify: NotifyListener? = nil) throws {
-        process = try SupervisedProcess(executable: builtProduct("sealtrust-mqtt"), arguments: arguments, notify: notify)
+    public init(arguments: [String], notify: NotifyListener? = nil, environment: [String: String] = [:]) throws {
+        process = try SupervisedProcess(executable: builtProduct("sealtrust-mqtt"), arguments: arguments, notify: notify, environment: environment)
     }
 
     /// The usual bridge of a test: the daemon's socket, the plain listener with the right password.

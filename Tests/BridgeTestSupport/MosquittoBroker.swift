@@ -2,7 +2,8 @@ import Foundation
 import Glibc
 
 /// Debian's mosquitto on loopback ports of its own, with its own configuration, never the system's:
-/// a plain listener and a TLS one that wants a client certificate, both with a password file,
+/// a plain listener, a TLS one that wants a client certificate, and a TLS one whose certificate names
+/// another host (broker.example), all with a password file,
 /// and persistence in its folder so a stop and start keeps the subscribers' sessions.
 public final class MosquittoBroker: @unchecked Sendable {
     public static let user = "station"
@@ -11,6 +12,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     public let directory: String
     public let port: Int
     public let tlsPort: Int
+    public let misnamedTLSPort: Int
     public let certificates: TestCertificates
     private var process: ChildProcess?
 
@@ -18,6 +20,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         directory = try makeScratchDirectory(prefix: "mosquitto")
         port = try freeLoopbackPort()
         tlsPort = try freeLoopbackPort()
+        misnamedTLSPort = try freeLoopbackPort()
         certificates = try TestCertificates(directory: directory)
         try runTool("/usr/bin/mosquitto_passwd", ["-b", "-c", directory + "/passwords", Self.user, Self.password])
         try "\(Self.user):\(Self.password)\n".write(toFile: credentialsFile, atomically: true, encoding: .utf8)
@@ -43,6 +46,10 @@ public final class MosquittoBroker: @unchecked Sendable {
             certfile \(certificates.serverCertificate)
             keyfile \(certificates.serverKey)
             require_certificate true
+            listener \(misnamedTLSPort) 127.0.0.1
+            cafile \(certificates.caFile)
+            certfile \(certificates.misnamedServerCertificate)
+            keyfile \(certificates.misnamedServerKey)
 
             """
         try configuration.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
@@ -60,12 +67,13 @@ public final class MosquittoBroker: @unchecked Sendable {
     public var wrongCredentialsFile: String { directory + "/wrong-credentials" }
     public var url: String { "mqtt://127.0.0.1:\(port)" }
     public var tlsURL: String { "mqtts://127.0.0.1:\(tlsPort)" }
+    public var misnamedTLSURL: String { "mqtts://127.0.0.1:\(misnamedTLSPort)" }
 
     public func start() throws {
         let started = try ChildProcess("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"], outputPath: directory + "/mosquitto.log")
         process = started
         try waitUntil("mosquitto did not listen on \(port): \(started.output)", timeout: .seconds(10)) {
-            loopbackPortAccepts(port) && loopbackPortAccepts(tlsPort)
+            loopbackPortAccepts(port) && loopbackPortAccepts(tlsPort) && loopbackPortAccepts(misnamedTLSPort)
         }
     }
 

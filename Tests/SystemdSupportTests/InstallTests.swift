@@ -79,6 +79,28 @@ import Testing
         #expect(check.output.contains("verify: sealtrust-scand.service sealtrust-scand.socket OK"))
         let exposure = try #require(check.output.firstMatch(of: /exposure: ([0-9.]+)/).flatMap { Double($0.output.1) })
         #expect(exposure <= 2.5)
+        #expect(check.output.contains("verify: sealtrust-mqtt.service OK"))
+    }
+
+    /// The MQTT bridge installs with the rest: its unit starts the installed binary with the options file's
+    /// flags, and both files its unit needs exist (the credentials empty, readable by root only).
+    @Test func theMQTTBridgeInstallsWithItsUnitOptionsAndCredentials() throws {
+        let install = try make("install-files", ["SYSCONFDIR=/usr/local/etc"])
+        try #require(install.status == 0, "\(install.output)")
+        let unit = try UnitFile(path: installed("/usr/local/lib/systemd/system/sealtrust-mqtt.service"))
+        #expect(unit.value("ExecStart", in: "Service") == "/usr/local/bin/sealtrust-mqtt $SEALTRUST_MQTT_OPTIONS")
+        #expect(FileManager.default.contentsEqual(atPath: installed("/usr/local/bin/sealtrust-mqtt"), andPath: products + "/sealtrust-mqtt"))
+        let options = try #require(unit.value("EnvironmentFile", in: "Service"))
+        #expect(options == "/usr/local/etc/sealtrust-mqtt/mqtt.conf")
+        #expect(try String(contentsOfFile: installed(options), encoding: .utf8).contains("SEALTRUST_MQTT_OPTIONS=--url "))
+        let credential = try #require(unit.value("LoadCredential", in: "Service"))
+        #expect(credential == "sealtrust-mqtt:/usr/local/etc/sealtrust-mqtt/credentials")
+        let credentials = installed("/usr/local/etc/sealtrust-mqtt/credentials")
+        #expect(try FileManager.default.attributesOfItem(atPath: credentials)[.posixPermissions] as? Int == 0o600)
+        #expect(try FileManager.default.attributesOfItem(atPath: credentials)[.size] as? Int == 0)
+        let sysusers = try String(contentsOfFile: installed("/usr/local/lib/sysusers.d/sealtrust-mqtt.conf"), encoding: .utf8)
+        #expect(sysusers.contains("\nm sealtrust-mqtt sealtrust-scand\n"))
+        #expect(FileManager.default.fileExists(atPath: installed("/usr/local/share/man/man8/sealtrust-mqtt.8")))
     }
 
     /// What an operator gets right after `make install`: the installed binary starts on the example configuration,
@@ -167,14 +189,18 @@ import Testing
         let files = Set(FileManager.default.enumerator(atPath: stage)?.compactMap { $0 as? String }
             .filter { (try? FileManager.default.attributesOfItem(atPath: stage + "/" + $0)[.type] as? FileAttributeType) != .typeDirectory }
             .map { "/" + $0 } ?? [])
-        #expect(files.filter { $0.hasPrefix("/etc/") }.sorted() == ["/etc/sealtrust-scand/scand.conf", "/etc/sealtrust-scand/token"])
+        #expect(files.filter { $0.hasPrefix("/etc/") }.sorted()
+                == ["/etc/sealtrust-mqtt/credentials", "/etc/sealtrust-mqtt/mqtt.conf", "/etc/sealtrust-scand/scand.conf", "/etc/sealtrust-scand/token"])
         for expected in ["/usr/lib/udev/rules.d/70-sealtrust-scand.rules", "/usr/lib/modprobe.d/sealtrust-scand-blacklist.conf",
                          "/usr/lib/modules-load.d/sealtrust-scand.conf", "/usr/share/polkit-1/rules.d/50-sealtrust-scand.rules",
                          "/usr/lib/sysusers.d/sealtrust-scand.conf", "/usr/lib/systemd/system/sealtrust-scand.service",
                          "/usr/share/doc/sealtrust-scand/scand.conf.example", "/usr/share/doc/sealtrust-scand/README.md",
-                         "/usr/share/man/man5/scand.conf.5", "/usr/share/man/man7/sealtrust-scand-protocol.7"] {
+                         "/usr/share/man/man5/scand.conf.5", "/usr/share/man/man7/sealtrust-scand-protocol.7",
+                         "/usr/bin/sealtrust-mqtt", "/usr/lib/systemd/system/sealtrust-mqtt.service", "/usr/lib/sysusers.d/sealtrust-mqtt.conf",
+                         "/usr/share/man/man8/sealtrust-mqtt.8", "/usr/bin/sealtrust-kiosk", "/usr/share/man/man8/sealtrust-kiosk.8"] {
             #expect(files.contains(expected), "\(expected) is missing from \(files.sorted())")
         }
-        #expect(files.allSatisfy { $0.hasPrefix("/usr/") || $0.hasPrefix("/etc/sealtrust-scand/") }, "\(files.sorted())")
+        #expect(files.allSatisfy { $0.hasPrefix("/usr/") || $0.hasPrefix("/etc/sealtrust-scand/") || $0.hasPrefix("/etc/sealtrust-mqtt/") },
+                "\(files.sorted())")
     }
 }

@@ -22,8 +22,9 @@ public final class VirtualTag: Sendable {
     }
 
     /// Reader 0 is "Virtual PCD 00 00", 1 is "Virtual PCD 00 01", of `PrivatePCSCD.shared()`. The tag starts out of the field.
+    /// `stampPseudoAPDUs`: each `PSEUDO` line ends with ` at=NS`, the CLOCK_MONOTONIC nanoseconds of its arrival.
     public static func start(reader: Int = 0, chip: String = "authentic", mle: Int? = nil, mode: String = "good",
-                             counter: Int? = nil, presentGap: Double? = nil) throws -> VirtualTag {
+                             counter: Int? = nil, presentGap: Double? = nil, stampPseudoAPDUs: Bool = false) throws -> VirtualTag {
         guard PrivatePCSCD.readerNames.indices.contains(reader) else {
             throw HarnessError("vpcd has readers 0 and 1, not \(reader)")
         }
@@ -32,6 +33,7 @@ public final class VirtualTag: Sendable {
         if let mle { arguments += ["--mle", String(mle)] }
         if let counter { arguments += ["--counter", String(counter)] }
         if let presentGap { arguments += ["--gap", String(presentGap)] }
+        if stampPseudoAPDUs { arguments.append("--stamp-pseudo") }
         let tag = VirtualTag(reader: reader, process: try ChildProcess("/usr/bin/python3", arguments))
         do {
             _ = try tag.process.waitForLineBlocking(timeout: patience) { $0.hasPrefix("READY") }

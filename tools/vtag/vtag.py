@@ -53,6 +53,7 @@ MODES = {
     "empty-ndef": "NLEN 0",
     "text-record": "a Text record and no URI record",
     "text-then-uri": "a Text record, then the URI record (long-header records)",
+    "foreign-uri": "a URI record of another brand (https://example.com/item/N): not_sealtrust, no API call",
     "length-beyond-file": "NLEN larger than the file the capability container declares",
     "long-url": "a 1 KiB SUN URL in a 2 KiB file, MLe 0x20",
     "garbage": "bytes that are no NDEF message",
@@ -146,6 +147,9 @@ class Chip:
         elif self.mode == "text-then-uri":
             url = chips.sun_url(self.chip, self.counter)
             message = text_record("SealTrust virtual tag", last=False) + uri_record(url, first=False, short=False)
+        elif self.mode == "foreign-uri":
+            url = "https://example.com/item/%d" % self.counter
+            message = uri_record(url)
         elif self.mode == "garbage":
             message = bytes(range(0xFF, 0xDF, -1))
         elif self.mode == "short-file":
@@ -228,6 +232,7 @@ class VirtualTag:
         self.lock = threading.Lock()
         self.sock = None
         self.chip = Chip(catalogue[chip_name], mode, mle, counter, report)
+        self.stamp_pseudo = False
 
     def present(self):
         with self.lock:
@@ -307,7 +312,8 @@ class VirtualTag:
                     continue
                 if message[:1] == bytes([PSEUDO_CLASS]):
                     response = PSEUDO_ANSWERS[self.chip.pseudo]
-                    self.report("PSEUDO %s -> %s" % (message.hex().upper(), response.hex().upper()))
+                    stamp = " at=%d" % time.monotonic_ns() if self.stamp_pseudo else ""
+                    self.report("PSEUDO %s -> %s%s" % (message.hex().upper(), response.hex().upper(), stamp))
                     self.send(sock, response)
                     continue
                 response = self.chip.answer(message)
@@ -419,6 +425,8 @@ def main():
     parser.add_argument("--gap", type=float, default=DEFAULT_GAP_S,
                         help="seconds a removed tag stays out before 'present' puts it back (pcscd must see it leave)")
     parser.add_argument("--present", action="store_true", help="present the tag at once")
+    parser.add_argument("--stamp-pseudo", action="store_true",
+                        help="end each PSEUDO line with at=NS, CLOCK_MONOTONIC when the command arrived (make bench-feedback)")
     args = parser.parse_args()
     report = Report()
     catalogue = chips.load_chips(args.catalogue)
@@ -430,6 +438,7 @@ def main():
         parser.error(str(e))
     chips.sun_url(catalogue[args.chip], 0)  # loads the crypto backend now: ~90 ms that would otherwise fall on the first tap
     tag = VirtualTag(args.port, catalogue, args.chip, mode, args.mle, args.counter, args.gap, report)
+    tag.stamp_pseudo = args.stamp_pseudo
     report("READY port=%d chip=%s uid=%s mode=%s mle=%d" % (args.port, args.chip, catalogue[args.chip]["uid"].hex().upper(),
                                                             mode, tag.chip.mle))
     if args.present:
