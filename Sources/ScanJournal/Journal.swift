@@ -109,8 +109,9 @@ public final class Journal: Sendable {
     /// The `seq` of the oldest event retention has kept (or the next one, when there is none).
     public var oldestAvailableSeq: UInt64 { state.withLock { $0.segments[0].firstSeq } }
 
-    /// Adds `type`, `seq` and `at` first, then `fields`; durable before it returns.
-    public func append(type: String, fields: [(String, JSON)]) throws -> JournaledEvent {
+    /// Adds `type`, `seq` and `at` first, then `fields`; durable before it returns. `afterWrite` runs once the line is
+    /// written and before its `fdatasync`, so that work that must follow the write can run beside the sync.
+    public func append(type: String, fields: [(String, JSON)], afterWrite: () -> Void = {}) throws -> JournaledEvent {
         try state.withLock { state throws(JournalError) -> JournaledEvent in
             guard state.activeDescriptor >= 0 else { throw .closed }
             if state.segments[state.segments.count - 1].bytes >= segmentBytes {
@@ -128,6 +129,7 @@ public final class Journal: Sendable {
             let activePath = segmentPath(state.segments[active].firstSeq)
             do throws(JournalError) {
                 try FileCalls.writeAll(state.activeDescriptor, bytes, path: activePath)
+                afterWrite()
                 try FileCalls.syncData(state.activeDescriptor, path: activePath)
             } catch {
                 try? FileCalls.truncate(state.activeDescriptor, to: state.segments[active].bytes, path: activePath)

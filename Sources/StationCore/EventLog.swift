@@ -18,11 +18,13 @@ final class EventLog: Sendable {
         self.logger = logger
     }
 
-    /// Journals and publishes `event`; a journal that refuses it is logged, and then nobody receives it.
-    func record(_ event: StationEvent, requester: ClientID? = nil) {
+    /// Journals and publishes `event`; a journal that refuses it is logged, and then nobody receives it. `afterWrite`
+    /// runs once the event is written, before its `fdatasync`; not at all when the journal refuses it.
+    func record(_ event: StationEvent, requester: ClientID? = nil, afterWrite: () -> Void = {}) {
         order.withLock { _ in
             do {
-                publisher.publish(try journal.append(type: event.type.rawValue, fields: event.fields), requester: requester)
+                let journaled = try journal.append(type: event.type.rawValue, fields: event.fields, afterWrite: afterWrite)
+                publisher.publish(journaled, requester: requester)
             } catch {
                 logger.error("the journal refused a \(event.type.rawValue) event, which is therefore not published: \(error)")
             }

@@ -12,8 +12,9 @@ import VerdictSocket
 /// every event journaled before it is published.
 ///
 /// One task (`run`) takes every report, in arrival order, from the inbox that the sources' threads and the socket
-/// server feed; it classifies each string, starts its API call as a child task, and journals the `scan` while the call
-/// is out. A call's task journals its own `verdict`. Nothing else hands work between threads.
+/// server feed; it classifies each string, writes its `scan` to the journal, and starts its API call as a child task
+/// once the scan is written: the call runs beside the scan's `fdatasync`. A call's task journals its own `verdict`.
+/// Nothing else hands work between threads.
 public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     public let name = "station core"
     public static let version = "0.1.0"
@@ -146,7 +147,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     // MARK: Scans
 
     /// Journals the `scan` (in arrival order) and answers it: at once when no call is needed, else by a call started
-    /// before the scan's write (they run side by side), or queued while `callsInFlightLimit` calls are out.
+    /// once the scan is written (it runs beside the scan's `fdatasync`), or queued while `callsInFlightLimit` calls are out.
     private func take(_ read: ScanRead, requestID: JSON?, requester: ClientID?, stopping: Bool, callsInFlight: inout Int,
                       waiting: inout [Call], group: inout DiscardingTaskGroup) {
         guard !stopping else {
@@ -172,13 +173,19 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         }
         let call = Call(scanned: scanned, read: read, scanID: scanID, requestID: requestID, requester: requester, live: live,
                         order: VerdictOrder())
-        if callsInFlight < Self.callsInFlightLimit {
-            callsInFlight += 1
-            start(call, in: &group)
-        } else {
-            waiting.append(call)
+        var called = false
+        func callOrQueue() {
+            called = true
+            if callsInFlight < Self.callsInFlightLimit {
+                callsInFlight += 1
+                start(call, in: &group)
+            } else {
+                waiting.append(call)
+            }
         }
-        log.record(scan, requester: requester)
+        // The scan is in the journal before its call goes out; the call runs beside the scan's `fdatasync`.
+        log.record(scan, requester: requester, afterWrite: callOrQueue)
+        if !called { callOrQueue() }  // the journal refused the scan: it is answered all the same
         if let early = call.order.scanWritten() {
             publish(early, requester: requester)
         }
