@@ -18,6 +18,8 @@ let package = Package(
         .target(name: "JSONCore"),
         // Protocol 1's words: typed events, commands and answers, and the one-line event formatter.
         .target(name: "StationWire", dependencies: ["JSONCore"]),
+        // The version every shipped program prints, in one place.
+        .target(name: "ProductVersion"),
 
         // The parser and the API client: FoundationEssentials and the JSON target; the transport writes and reads
         // HTTP/1.1 itself over libcurl's connections.
@@ -26,7 +28,7 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        .target(name: "SealTrustKit", dependencies: ["JSONCore", "CCurl"]),
+        .target(name: "SealTrustKit", dependencies: ["JSONCore", "CCurl", "ProductVersion"]),
 
         // NFC: PC/SC readers through pcscd.
         // A C target rather than a system library: see Sources/CPCSCLite/include/CPCSCLite.h.
@@ -59,19 +61,19 @@ let package = Package(
             name: "StationCore",
             dependencies: [
                 "SealTrustKit", "NFCReader", "QRScanner", "HandheldScanner", "ScannerDevices", "ScanJournal", "VerdictSocket",
-                "StationWire", "POSIXSupport", "Lifecycle",
+                "StationWire", "POSIXSupport", "Lifecycle", "ProductVersion",
             ]
         ),
 
         // Thin executables.
         .executableTarget(
             name: "sealtrust-scand",
-            dependencies: ["StationCore", "Lifecycle", "SystemdSupport"]
+            dependencies: ["StationCore", "Lifecycle", "SystemdSupport", "ProductVersion"]
         ),
-        .executableTarget(name: "sealtrust-scanctl", dependencies: ["StationWire", "POSIXSupport"]),
+        .executableTarget(name: "sealtrust-scanctl", dependencies: ["StationWire", "POSIXSupport", "ProductVersion"]),
 
         // A client of the daemon's socket for bridges: lines, commands, replay with reconnects.
-        .target(name: "StationClient", dependencies: ["JSONCore"]),
+        .target(name: "StationClient", dependencies: ["JSONCore", "POSIXSupport"]),
         // The MQTT bridge: a client of the socket that publishes through libmosquitto.
         .systemLibrary(
             name: "CMosquitto",
@@ -80,7 +82,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "sealtrust-mqtt",
-            dependencies: ["CMosquitto", "StationClient", "JSONCore", "StationWire", "SystemdSupport"]
+            dependencies: ["CMosquitto", "StationClient", "JSONCore", "StationWire", "SystemdSupport", "ProductVersion"]
         ),
 
         // The kiosk bridge: the page, Server-Sent Events, metrics and health over libmicrohttpd (outputs.md).
@@ -90,7 +92,7 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "JSONCore", "StationClient"]),
-        .executableTarget(name: "sealtrust-kiosk", dependencies: ["KioskBridge"]),
+        .executableTarget(name: "sealtrust-kiosk", dependencies: ["KioskBridge", "ProductVersion"]),
 
         // What the tests and benchmarks drive: child processes, the sandbox API, the virtual tag, a private
         // pcscd, a socket line client. Outside Tests/, for the benchmarks; never shipped.
@@ -156,7 +158,10 @@ let package = Package(
         ),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["StationCore", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "HandheldScanner", "TestSupport", "SystemdTestSupport", "sealtrust-scand"]
+            dependencies: [
+                "StationCore", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "HandheldScanner", "POSIXSupport", "TestSupport",
+                "SystemdTestSupport", "ProductVersion", "sealtrust-scand",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

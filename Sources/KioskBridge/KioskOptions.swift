@@ -1,6 +1,5 @@
 /// `sealtrust-kiosk`'s command line (outputs.md).
 public struct KioskOptions: Sendable, Equatable {
-    public static let version = "0.1.0"
     public static let usage = """
         usage: sealtrust-kiosk [--socket PATH] [--listen ADDR:PORT] [--lang en|fr] [--hold SECONDS] [--version] [--help]
           --socket PATH       the daemon's socket (default /run/sealtrust-scand/scand.sock)

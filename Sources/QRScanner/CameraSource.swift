@@ -7,8 +7,8 @@ import Glibc
 struct CameraSource: FrameSource {
     /// nil: the first capture device under /dev/video*, when one appears.
     let device: String?
-
-    private static let retryInterval: Duration = .seconds(1)
+    /// How long it waits before it looks for the camera again.
+    var retryInterval: Duration = .seconds(1)
 
     func run(into sink: some FrameSink) {
         var reportedAbsent = false
@@ -25,7 +25,7 @@ struct CameraSource: FrameSource {
                     reportedAbsent = true
                     reportedProblem = nil
                 }
-                Y4MSource.sleep(Self.retryInterval, unless: sink)
+                Y4MSource.sleep(retryInterval, unless: sink)
                 continue
             }
             guard let camera = openCamera() else {
@@ -33,7 +33,7 @@ struct CameraSource: FrameSource {
                     sink.report(.sourceAbsent(id: QRSourceSpec.camera(device: device).id))
                     reportedAbsent = true
                 }
-                Y4MSource.sleep(Self.retryInterval, unless: sink)
+                Y4MSource.sleep(retryInterval, unless: sink)
                 continue
             }
             reportedAbsent = false
@@ -45,7 +45,7 @@ struct CameraSource: FrameSource {
             zbar_video_destroy(camera.video)
             if let gone {
                 sink.report(.sourceRemoved(id: id, detail: gone))
-                Y4MSource.sleep(Self.retryInterval, unless: sink)
+                Y4MSource.sleep(retryInterval, unless: sink)
             }
         }
     }

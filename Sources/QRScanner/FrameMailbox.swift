@@ -25,6 +25,9 @@ final class FrameMailbox: FrameSink, Sendable {
 
     var droppedFrames: Int { state.withLock { $0.droppedFrames } }
 
+    /// Whether a recorded frame waits for the one before it to be taken (what a stop must release).
+    var readerIsWaiting: Bool { state.withLock { $0.readerWaiting } }
+
     @discardableResult func deliver(_ frame: Frame, live: Bool) -> Bool {
         while true {
             // nil: a recorded frame waits until the one before it was taken.

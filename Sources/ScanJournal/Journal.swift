@@ -109,9 +109,8 @@ public final class Journal: Sendable {
     /// The `seq` of the oldest event retention has kept (or the next one, when there is none).
     public var oldestAvailableSeq: UInt64 { state.withLock { $0.segments[0].firstSeq } }
 
-    /// Adds `type`, `seq` and `at` first, then `fields`; durable before it returns. `afterWrite` runs once the line is
-    /// written and before its `fdatasync`, so that work that must follow the write can run beside the sync.
-    public func append(type: String, fields: [(String, JSON)], afterWrite: () -> Void = {}) throws -> JournaledEvent {
+    /// Adds `type`, `seq` and `at` first, then `fields`; durable before it returns.
+    public func append(type: String, fields: [(String, JSON)]) throws -> JournaledEvent {
         try state.withLock { state throws(JournalError) -> JournaledEvent in
             guard state.activeDescriptor >= 0 else { throw .closed }
             if state.segments[state.segments.count - 1].bytes >= segmentBytes {
@@ -129,7 +128,6 @@ public final class Journal: Sendable {
             let activePath = segmentPath(state.segments[active].firstSeq)
             do throws(JournalError) {
                 try FileCalls.writeAll(state.activeDescriptor, bytes, path: activePath)
-                afterWrite()
                 try FileCalls.syncData(state.activeDescriptor, path: activePath)
             } catch {
                 try? FileCalls.truncate(state.activeDescriptor, to: state.segments[active].bytes, path: activePath)
@@ -138,7 +136,13 @@ public final class Journal: Sendable {
             state.lastSeq = seq
             state.segments[active].bytes += bytes.count
             state.segments[active].newestAt = now.seconds
-            try Journal.enforceRetention(&state, directory: directory, maxBytes: maxBytes, maxAge: maxAge)
+            // The event is durable and must be published: a segment retention cannot remove now (a read-only
+            // directory) is said once, and removed at a later append.
+            do throws(JournalError) {
+                try Journal.enforceRetention(&state, directory: directory, maxBytes: maxBytes, maxAge: maxAge)
+            } catch {
+                if state.reportedPlaces.insert("retention").inserted { warn("journal: retention: \(error); tried again at each append") }
+            }
             return JournaledEvent(seq: seq, type: type, line: line)
         }
     }

@@ -33,35 +33,26 @@ public struct HandheldScannerSource: Sendable {
             emit(.error(detail: "cannot start: \(error)"))
             return
         }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
-                OSThread.start(name: threadName) {
-                    reader.run()
-                    ended.resume()
-                }
-            }
-        } onCancel: {
-            reader.stop()
-        }
+        await OSThread.run(name: threadName, stop: reader.stop) { reader.run() }
     }
 
     /// The same events as a stream, which ends when the source ends for good; stopping iteration stops the reader.
     /// The thread starts at once, not when a task gets to run.
     public func events() -> AsyncStream<ScannerEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ScannerEvent.self, bufferingPolicy: .unbounded)
+        let bridge = ThreadBridge<ScannerEvent>()
         let reader: ScannerReader
         do {
-            reader = try ScannerReader(spec: spec, keymap: Keymap(keymap), rescanAfter: rescanAfter) { continuation.yield($0) }
+            reader = try ScannerReader(spec: spec, keymap: Keymap(keymap), rescanAfter: rescanAfter, emit: bridge.send)
         } catch {
-            continuation.yield(.error(detail: "cannot start: \(error)"))
-            continuation.finish()
-            return stream
+            bridge.send(.error(detail: "cannot start: \(error)"))
+            bridge.finish()
+            return bridge.elements
         }
-        continuation.onTermination = { _ in reader.stop() }
+        bridge.onTermination(reader.stop)
         OSThread.start(name: threadName) {
             reader.run()
-            continuation.finish()
+            bridge.finish()
         }
-        return stream
+        return bridge.elements
     }
 }

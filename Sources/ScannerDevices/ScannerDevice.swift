@@ -58,12 +58,20 @@ struct ScannerDevice: ~Copyable {
         }
     }
 
-    /// Opens a serial scanner's port in raw mode at `baud` (CDC-ACM devices ignore the rate).
+    /// Opens a serial scanner's port, locked for this reader alone, in raw mode at `baud` (CDC-ACM devices ignore the rate).
     static func openSerial(_ path: String, baud: Int) throws(OpenFailure) -> ScannerDevice {
         let descriptor = try openDescriptor(path, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard isatty(descriptor) == 1 else {
             close(descriptor)
             throw .unusable("not a terminal")
+        }
+        // One reader at a time, as an evdev node is grabbed: two programs reading one port each take some of its
+        // lines, and neither sees them all. Advisory (flock, held until close), so it binds every sealtrust-scand and
+        // any program that locks a port the same way; it holds for root too, unlike TIOCEXCL.
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let failure = SystemCallError("flock")
+            close(descriptor)
+            throw .unusable(failure.errno == Errno(EWOULDBLOCK) ? "in use by another program" : "cannot lock: \(failure)")
         }
         var settings = termios()
         guard tcgetattr(descriptor, &settings) == 0 else {

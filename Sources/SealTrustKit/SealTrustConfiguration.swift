@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ProductVersion
 
 /// How a `SealTrustClient` reaches the API: the seed's four values, the brand hosts `verifyScan(url:)`
 /// accepts, the rate-limit window, and the station's network (proxy, private CA, keep-alive).
@@ -25,7 +26,7 @@ public struct SealTrustConfiguration: Sendable {
     public init(
         baseURL: URL = URL(string: "https://api.sealtrust.io")!,
         timeout: TimeInterval = 15,
-        clientIdentifier: String = "sealtrust-sdk-linux/0.1.0",
+        clientIdentifier: String = "sealtrust-sdk-linux/\(ProductVersion.current)",
         extraHosts: [String] = [],
         rateLimitWindow: TimeInterval = 60,
         accessTokenProvider: @escaping @Sendable () -> String? = { nil },

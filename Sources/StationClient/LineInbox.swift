@@ -1,82 +1,61 @@
+import POSIXSupport
 import Synchronization
 
-/// Lines handed from the reader thread to the one task that reads them, at most `capacity` waiting.
+/// Lines handed from the reader thread to the one task that reads them, through the thread bridge; while
+/// `capacity` lines wait, the thread stops reading, and the daemon's own bound (its client queue) takes over.
 final class LineInbox: Sendable {
     private struct State {
-        var lines: [String] = []
-        var head = 0
-        var waiter: CheckedContinuation<String?, Never>?
+        var waiting = 0
         var ending: StationClientError?
-        var count: Int { lines.count - head }
     }
 
     let capacity: Int
+    private let bridge = ThreadBridge<String>()
     private let state = Mutex(State())
 
     init(capacity: Int) {
         self.capacity = capacity
+        // A reader task cancelled in `next` ends the inbox, as `close()` would.
+        bridge.onTermination { [weak self] in
+            self?.state.withLock { if $0.ending == nil { $0.ending = .closed } }
+        }
     }
 
     /// Whether the reader thread should stop taking lines (ended or full).
     var status: (ended: Bool, full: Bool) {
-        state.withLock { ($0.ending != nil, $0.count >= capacity) }
+        state.withLock { ($0.ending != nil, $0.waiting >= capacity) }
     }
 
     var ending: StationClientError? {
         state.withLock { $0.ending }
     }
 
+    /// Called by the reader thread; never blocks it.
     func push(_ lines: [String]) {
-        let waiter = state.withLock { state -> CheckedContinuation<String?, Never>? in
-            guard state.ending == nil else { return nil }
-            guard let waiter = state.waiter else {
-                state.lines.append(contentsOf: lines)
-                return nil
-            }
-            state.waiter = nil
-            state.lines.append(contentsOf: lines.dropFirst())
-            return waiter
+        let open = state.withLock { state -> Bool in
+            guard state.ending == nil else { return false }
+            state.waiting += lines.count
+            return true
         }
-        waiter?.resume(returning: lines[0])
+        if open { lines.forEach(bridge.send) }
     }
 
     /// Ends the inbox; the first reason given stays. Lines already queued are still read.
     func finish(_ reason: StationClientError) {
-        let waiter = state.withLock { state -> CheckedContinuation<String?, Never>? in
-            if state.ending == nil { state.ending = reason }
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: nil)
+        state.withLock { if $0.ending == nil { $0.ending = reason } }
+        bridge.finish()
     }
 
-    /// The next line; nil once ended and empty. `roomMade` runs when a full inbox got room.
+    /// The next line; nil once ended and empty, or when the calling task is cancelled. `roomMade` runs when a full
+    /// inbox got room. One task at a time calls it.
     func next(roomMade: @Sendable () -> Void) async -> String? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
-                let (line, ready, wasFull) = state.withLock { state -> (String?, Bool, Bool) in
-                    if state.count > 0 {
-                        let wasFull = state.count >= capacity
-                        let line = state.lines[state.head]
-                        state.head += 1
-                        if state.head == state.lines.count {
-                            state.lines.removeAll(keepingCapacity: true)
-                            state.head = 0
-                        } else if state.head >= 4_096 {
-                            state.lines.removeFirst(state.head)
-                            state.head = 0
-                        }
-                        return (line, true, wasFull)
-                    }
-                    if state.ending != nil || Task.isCancelled { return (nil, true, false) }
-                    state.waiter = continuation
-                    return (nil, false, false)
-                }
-                if wasFull { roomMade() }
-                if ready { continuation.resume(returning: line) }
-            }
-        } onCancel: {
-            finish(.closed)
+        var lines = bridge.elements.makeAsyncIterator()
+        guard let line = await lines.next() else { return nil }
+        let wasFull = state.withLock { state -> Bool in
+            defer { state.waiting -= 1 }
+            return state.waiting >= capacity
         }
+        if wasFull { roomMade() }
+        return line
     }
 }

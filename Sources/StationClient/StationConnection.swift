@@ -1,4 +1,5 @@
 import Foundation
+import POSIXSupport
 
 /// One connection to the daemon's socket, `hello` already read.
 ///
@@ -20,7 +21,7 @@ public final class StationConnection: Sendable {
         let socket = try SocketDescriptor.connect(path: path)
         let wake = try WakeEvent()
         let inbox = LineInbox(capacity: queueCapacity)
-        Thread { readLines(from: socket, wake: wake, into: inbox) }.start()
+        OSThread.start(name: "station-read") { readLines(from: socket, wake: wake, into: inbox) }
         let timer = Task {
             try await Task.sleep(for: helloTimeout)
             inbox.finish(.noHello(seconds: Int(helloTimeout.components.seconds)))
@@ -89,7 +90,6 @@ public final class StationConnection: Sendable {
 
     /// The reader thread: hands lines over until the socket ends or the connection is closed.
     private static func readLines(from socket: SocketDescriptor, wake: WakeEvent, into inbox: LineInbox) {
-        try? "station-read".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
         var buffer: [UInt8] = []
         var scanned = 0
         var chunk = [UInt8](repeating: 0, count: 65_536)

@@ -1,3 +1,4 @@
+import JSONCore
 import ScanJournal
 import StationWire
 import Synchronization
@@ -7,10 +8,18 @@ import VerdictSocket
 /// journal could lose, and `seq` order is publication order. The task that made the event writes it (no writer
 /// task of its own: that would be one more hand-off on every scan's path).
 final class EventLog: Sendable {
+    /// Why the journal refuses to record, from its first refusal until an append succeeds again.
+    struct Refusal: Sendable {
+        let since: String
+        let detail: String
+    }
+
     private let journal: Journal
     private let publisher: any EventPublisher
     private let logger: Logger
     private let order = Mutex(())
+    /// Apart from `order`, so that `status` never waits behind an append's fdatasync.
+    private let currentRefusal = Mutex<Refusal?>(nil)
 
     init(journal: Journal, publisher: any EventPublisher, logger: Logger) {
         self.journal = journal
@@ -18,18 +27,41 @@ final class EventLog: Sendable {
         self.logger = logger
     }
 
-    /// Journals and publishes `event`; a journal that refuses it is logged, and then nobody receives it. `afterWrite`
-    /// runs once the event is written, before its `fdatasync`; not at all when the journal refuses it.
-    func record(_ event: StationEvent, requester: ClientID? = nil, afterWrite: () -> Void = {}) {
+    /// Journals and publishes `event`; false when the journal refused it, and then nobody receives it.
+    /// The log says when the journal starts refusing and when it records again, not every refused event.
+    @discardableResult
+    func record(_ event: StationEvent, requester: ClientID? = nil) -> Bool {
         order.withLock { _ in
             do {
-                let journaled = try journal.append(type: event.type.rawValue, fields: event.fields, afterWrite: afterWrite)
+                let journaled = try journal.append(type: event.type.rawValue, fields: event.fields)
+                if let ended = currentRefusal.withLock({ $0.take() }) {
+                    logger.notice("the journal records again (it could not since \(ended.since): \(ended.detail))")
+                }
                 publisher.publish(journaled, requester: requester)
+                return true
             } catch {
-                logger.error("the journal refused a \(event.type.rawValue) event, which is therefore not published: \(error)")
+                let refusal = Refusal(since: Timestamp.now().text, detail: "\(error)")
+                let isNew = currentRefusal.withLock { current in
+                    defer { if current == nil { current = refusal } }
+                    return current == nil
+                }
+                if isNew {
+                    logger.error("the station cannot record: the journal refused a \(event.type.rawValue) event (\(refusal.detail)); "
+                                 + "until it records again, scans are not verified (no API call) and `verify` is answered cannot_record")
+                }
+                return false
             }
         }
     }
+
+    /// Answers a `verify` whose scan or verdict the journal refused.
+    func refuseUnrecorded(_ what: String, requestID: JSON?, requester: ClientID) {
+        let detail = refusal.map { "the station cannot record: \(what) (\($0.detail))" } ?? "the station cannot record: \(what)"
+        publisher.refuse(requestID: requestID, requester: requester, .cannotRecord, detail)
+    }
+
+    /// Set while the journal refuses to record: `status` and the systemd status line say so.
+    var refusal: Refusal? { currentRefusal.withLock { $0 } }
 
     var lastSeq: UInt64 { journal.lastSeq }
 }

@@ -57,10 +57,14 @@ public final class Logger: Sendable {
 
     private let state: Mutex<LogLevel>
     private let underJournald: Bool
+    /// Where whole lines go: stderr, or what a test reads.
+    private let output: @Sendable (String) -> Void
 
-    public init(level: LogLevel, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(level: LogLevel, environment: [String: String] = ProcessInfo.processInfo.environment,
+                output: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
         state = Mutex(level)
         underJournald = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
+        self.output = output
     }
 
     public var level: LogLevel {
@@ -81,6 +85,6 @@ public final class Logger: Sendable {
         let line = underJournald
             ? "<\(severity.syslogPriority)>\(text)\n"
             : "sealtrust-scand: \(severity.label): \(text)\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        output(line)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import Lifecycle
 import POSIXSupport
+import ProductVersion
 import ScanJournal
 import SealTrustKit
 import StationWire
@@ -12,13 +13,11 @@ import VerdictSocket
 /// every event journaled before it is published.
 ///
 /// One task (`run`) takes every report, in arrival order, from the inbox that the sources' threads and the socket
-/// server feed; it classifies each string, writes its `scan` to the journal, and starts its API call as a child task
-/// once the scan is written: the call runs beside the scan's `fdatasync`. A call's task journals its own `verdict`.
-/// Nothing else hands work between threads.
+/// server feed; it classifies each string, starts its API call as a child task, and journals the `scan` while the call
+/// is out. A call's task journals its own `verdict`. Nothing else hands work between threads.
 public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     public let name = "station core"
-    public static let version = "0.1.0"
-    public static let clientIdentifier = "sealtrust-scand/\(version)"
+    public static let clientIdentifier = "sealtrust-scand/\(ProductVersion.current)"
     /// API calls out at once; more scans wait for a slot, and never for one another's answers.
     static let callsInFlightLimit = 16
 
@@ -46,7 +45,6 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         let requestID: JSON?
         let requester: ClientID?
         let live: LiveSettings
-        let order: VerdictOrder
     }
 
     private let inbox = ThreadBridge<Work>()
@@ -61,10 +59,17 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     private let onStatusChange: @Sendable (String) -> Void
     /// The sources running into this core, which may show a verdict at the device that read it.
     private let runningSources = Mutex<[any ScanSource]>([])
+    private let sourceErrorLogLimit: Mutex<SourceErrorLogLimit>
+    private let now: @Sendable () -> ContinuousClock.Instant
 
+    /// `sourceErrorLogInterval` and `now`: a source's errors are logged at most once in that interval by that clock.
     public init(options: DaemonOptions, journal: Journal, publisher: any EventPublisher, logger: Logger, tokens: TokenStore,
+                sourceErrorLogInterval: Duration = .seconds(60),
+                now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
                 onStatusChange: @escaping @Sendable (String) -> Void) {
         self.logger = logger
+        sourceErrorLogLimit = Mutex(SourceErrorLogLimit(interval: sourceErrorLogInterval))
+        self.now = now
         self.tokens = tokens
         self.onStatusChange = onStatusChange
         log = EventLog(journal: journal, publisher: publisher, logger: logger)
@@ -146,8 +151,9 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 
     // MARK: Scans
 
-    /// Journals the `scan` (in arrival order) and answers it: at once when no call is needed, else by a call started
-    /// once the scan is written (it runs beside the scan's `fdatasync`), or queued while `callsInFlightLimit` calls are out.
+    /// Journals the `scan` (in arrival order), then answers it: at once when no call is needed, else by a call,
+    /// queued while `callsInFlightLimit` calls are out. A scan the journal refused gets no call: a chip URL is
+    /// spent only for a scan the station recorded.
     private func take(_ read: ScanRead, requestID: JSON?, requester: ClientID?, stopping: Bool, callsInFlight: inout Int,
                       waiting: inout [Call], group: inout DiscardingTaskGroup) {
         guard !stopping else {
@@ -162,49 +168,49 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         logger.info("scan \(scanID) from \(read.source): \(scanned.kind.rawValue)")
         let scan = StationEvent.scan(scanned.event(scanID: scanID, source: read.source, medium: read.medium, raw: read.raw,
                                                    requestID: requestID))
+        defer { publishStatusLine() }
+        guard log.record(scan, requester: requester) else {
+            if let requester {
+                log.refuseUnrecorded("the scan was not journaled, so it was not verified", requestID: requestID, requester: requester)
+            }
+            return
+        }
         guard scanned.needsCall else {
-            log.record(scan, requester: requester)
             let verdict = scanned.kind == .foreign
                 ? Verdict(foreignWith: live.texts)
                 : Verdict(chip: ScanOutcome.from(SealTrustError.invalidScanAddress), texts: live.texts, messages: live.messages)
-            publish(conclude(verdict, scanID: scanID, read: read, requestID: requestID), requester: requester)
-            publishStatusLine()
+            publish(conclude(verdict, scanID: scanID, read: read, requestID: requestID), requestID: requestID, requester: requester)
             return
         }
-        let call = Call(scanned: scanned, read: read, scanID: scanID, requestID: requestID, requester: requester, live: live,
-                        order: VerdictOrder())
-        var called = false
-        func callOrQueue() {
-            called = true
-            if callsInFlight < Self.callsInFlightLimit {
-                callsInFlight += 1
-                start(call, in: &group)
-            } else {
-                waiting.append(call)
-            }
-        }
-        // The scan is in the journal before its call goes out; the call runs beside the scan's `fdatasync`.
-        log.record(scan, requester: requester, afterWrite: callOrQueue)
-        if !called { callOrQueue() }  // the journal refused the scan: it is answered all the same
-        if let early = call.order.scanWritten() {
-            publish(early, requester: requester)
+        let call = Call(scanned: scanned, read: read, scanID: scanID, requestID: requestID, requester: requester, live: live)
+        if callsInFlight < Self.callsInFlightLimit {
+            callsInFlight += 1
+            start(call, in: &group)
+        } else {
+            waiting.append(call)
         }
     }
 
-    /// Makes the call in a child task, which journals the verdict unless the scan's write is still going on.
+    /// Makes the call in a child task, which journals the verdict.
     private func start(_ call: Call, in group: inout DiscardingTaskGroup) {
         group.addTask {
             let verdict = await self.verdict(for: call)
             let event = self.conclude(verdict, scanID: call.scanID, read: call.read, requestID: call.requestID)
-            if call.order.verdictReady(event) { self.publish(event, requester: call.requester) }
+            self.publish(event, requestID: call.requestID, requester: call.requester)
             self.publishStatusLine()
             self.inbox.send(.callEnded)
         }
     }
 
     /// Journals and publishes the verdict, then hands it to the sources: a reader's LED and buzzer show it right after.
-    private func publish(_ verdict: VerdictEvent, requester: ClientID?) {
-        log.record(.verdict(verdict), requester: requester)
+    /// A verdict the journal refused reaches no one (the log has it from `conclude`); its requester gets an error.
+    private func publish(_ verdict: VerdictEvent, requestID: JSON?, requester: ClientID?) {
+        guard log.record(.verdict(verdict), requester: requester) else {
+            if let requester {
+                log.refuseUnrecorded("the verdict was not journaled", requestID: requestID, requester: requester)
+            }
+            return
+        }
         for source in runningSources.withLock({ $0 }) { source.show(verdict) }
     }
 
@@ -256,7 +262,15 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     private func sourceChanged(_ event: SourceEvent, replacing placeholder: String?) {
         if let placeholder { sources.forget(id: placeholder) }
         guard sources.update(event) else { return }
-        logger.notice("source \(event.id) \(event.state.rawValue): \(event.detail)")
+        if event.state == .error {
+            let heldBack = sourceErrorLogLimit.withLock { $0.admit(source: event.id, at: now()) }
+            if let heldBack {
+                let more = heldBack == 0 ? "" : " (and \(heldBack) more errors since the last one logged)"
+                logger.warning("source \(event.id) error: \(event.detail)\(more)")
+            }
+        } else {
+            logger.notice("source \(event.id) \(event.state.rawValue): \(event.detail)")
+        }
         log.record(.source(event))
         publishStatusLine()
     }
@@ -272,7 +286,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 
     public func helloFields() -> [(String, JSON)] {
         [
-            ("version", .string(Self.version)), ("station", .string(live.options.station)),
+            ("version", .string(ProductVersion.current)), ("station", .string(live.options.station)),
             ("sources", sources.json), ("last_seq", .int(Int64(log.lastSeq))),
         ]
     }
@@ -280,11 +294,14 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     public func statusFields() -> [(String, JSON)] {
         let uptime = ContinuousClock.now - startedAt
         var fields: [(String, JSON)] = [
-            ("version", .string(Self.version)), ("station", .string(live.options.station)),
+            ("version", .string(ProductVersion.current)), ("station", .string(live.options.station)),
             ("uptime_s", .int(uptime.components.seconds)), ("sources", sources.statusJSON), ("counters", counters.json),
         ]
         if let lastAPIError = counters.lastAPIErrorJSON { fields.append(("last_api_error", lastAPIError)) }
         fields.append(("token", .string(tokens.presence.rawValue)))
+        if let refusal = log.refusal {
+            fields.append(("journal_error", .object([("since", .string(refusal.since)), ("detail", .string(refusal.detail))])))
+        }
         fields.append(("last_seq", .int(Int64(log.lastSeq))))
         return fields
     }
@@ -331,6 +348,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         }
         line += "\(counters.scans) scan\(counters.scans == 1 ? "" : "s")"
         if let lastError = counters.lastAPIError { line += ", last API error: \(lastError)" }
+        if log.refusal != nil { line += ", CANNOT RECORD: the journal refuses writes" }
         return line
     }
 

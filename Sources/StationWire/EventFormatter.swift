@@ -98,7 +98,8 @@ public struct EventFormatter {
         switch value {
         case .string(let text)?: return text
         case .int(let number)?: return String(number)
-        case .double(let number)?: return number.rounded() == number ? String(Int64(number)) : String(number)
+        // A whole number prints without ".0"; one beyond Int64 (1e300 from a foreign peer) as the Double it is.
+        case .double(let number)?: return Int64(exactly: number).map { String($0) } ?? String(number)
         case .bool(let flag)?: return String(flag)
         default: return nil
         }

@@ -29,6 +29,11 @@ final class ServerLoop {
     private var queueBound: Int { max(configuration.clientQueueBytes, 4 * largestSendBytes) }
     /// Below this much pending output, a replaying client gets its next batch from the journal.
     private let replayLowWater: Int
+    /// What every replay together may read from the journal in one turn of the loop: however many clients replay,
+    /// a live command or event waits at most one such turn (a batch's reading and parsing) to be served.
+    static let replayBytesPerTurn = 65_536
+    /// The client that the last turn's replay work ended with: the next turn starts after it.
+    private var lastReplayServed: UInt64 = 0
 
     init(
         listenDescriptor: Int32, mailbox: ServerMailbox, configuration: VerdictServerConfiguration, journal: Journal,
@@ -64,7 +69,13 @@ final class ServerLoop {
             if ready < 0 && errno != EINTR { break }
 
             let letters = mailbox.take()
-            for (event, requester) in letters.events { deliver(event, requester: requester) }
+            for letter in letters.posted {
+                switch letter {
+                case .event(let event, let requester): deliver(event, requester: requester)
+                case .refusal(let requestID, let requester, let code, let detail):
+                    refuse(requestID: requestID, requester: requester, code, detail)
+                }
+            }
             if letters.stopping { break }
 
             for (index, descriptor) in order.enumerated() {
@@ -81,10 +92,7 @@ final class ServerLoop {
                 closeIfAnswered(client)
             }
             if descriptors[1].revents != 0 { acceptClients() }
-            for client in Array(clients.values) where client.replay != nil {
-                continueReplay(client)
-                closeIfAnswered(client)
-            }
+            continueReplays()
         }
         flushQueues(until: .now + ServerLoop.stopFlushLimit)
         for client in Array(clients.values) { disconnect(client) }
@@ -120,6 +128,14 @@ final class ServerLoop {
             }
             closeIfAnswered(client)
         }
+    }
+
+    /// A `verify` answered by an error instead of its verdict: the requester, if still here, owes no verdict for it.
+    private func refuse(requestID: JSON?, requester: ClientID, _ code: ErrorCode, _ detail: String) {
+        guard let client = clients.values.first(where: { $0.id == requester }) else { return }
+        client.verdictsOwed -= 1
+        sendError(code, detail, id: requestID ?? .null, to: client)
+        closeIfAnswered(client)
     }
 
     /// Queues and sends at once what the kernel takes; a client whose queue would pass its bound is dropped.
@@ -277,8 +293,8 @@ final class ServerLoop {
             send(statusAnswer(id: command.id), to: client)
         case .replay(let since):
             do {
+                // Its batches come with the other replays' at the end of each turn (`continueReplays`).
                 client.replay = ClientConnection.Replay(cursor: try journal.cursor(after: since), requestID: command.id)
-                continueReplay(client)
             } catch {
                 sendError(.notAvailable, "\(error)", id: command.id, to: client)
             }
@@ -296,31 +312,50 @@ final class ServerLoop {
         return ServerAnswer.status(id: id, fields)
     }
 
-    /// Feeds a replaying client from the journal while its queue has room; once
-    /// caught up, it goes live from the last seq it was sent, so nothing is lost or doubled.
-    private func continueReplay(_ client: ClientConnection) {
-        while !client.isClosed, var replay = client.replay, client.queuedBytes < replayLowWater {
-            do {
-                let batch = try replay.cursor.next(maxBytes: replayLowWater / 2)
-                if batch.isEmpty {
-                    client.liveThreshold = replay.cursor.position
-                    client.replay = nil
-                    // The seam: what follows is live (`replay --no-follow` stops here).
-                    send(ServerAnswer.ack(id: replay.requestID, replayed: replay.replayed), to: client)
-                    return
-                }
-                replay.replayed += batch.count
-                client.replay = replay
-                for event in batch {
-                    var bytes = Array(event.line.utf8)
-                    bytes.append(0x0A)
-                    send(bytes, to: client)
-                }
-            } catch {
+    /// One batch to each replaying client whose queue has room, in turn, starting after the one the last turn ended
+    /// with, until the turn's `replayBytesPerTurn` is spent: fair among replays, and bounded for the live path.
+    private func continueReplays() {
+        let waiting = clients.values.filter { $0.replay != nil && $0.queuedBytes < replayLowWater }
+            .sorted { $0.id.rawValue < $1.id.rawValue }
+        guard !waiting.isEmpty else { return }
+        let first = waiting.firstIndex { $0.id.rawValue > lastReplayServed } ?? 0
+        let share = max(4_096, min(replayLowWater / 2, ServerLoop.replayBytesPerTurn / waiting.count))
+        var budget = ServerLoop.replayBytesPerTurn
+        for client in waiting[first...] + waiting[..<first] where budget > 0 {
+            budget -= continueReplay(client, maxBytes: share)
+            lastReplayServed = client.id.rawValue
+            closeIfAnswered(client)
+        }
+    }
+
+    /// Sends a replaying client its next batch from the journal, about `maxBytes`, and returns the bytes sent;
+    /// once caught up, it goes live from the last seq it was sent, so nothing is lost or doubled.
+    private func continueReplay(_ client: ClientConnection, maxBytes: Int) -> Int {
+        guard !client.isClosed, var replay = client.replay else { return 0 }
+        do {
+            let batch = try replay.cursor.next(maxBytes: maxBytes)
+            if batch.isEmpty {
                 client.liveThreshold = replay.cursor.position
                 client.replay = nil
-                sendError(.notAvailable, "\(error)", id: replay.requestID, to: client)
+                // The seam: what follows is live (`replay --no-follow` stops here).
+                send(ServerAnswer.ack(id: replay.requestID, replayed: replay.replayed), to: client)
+                return 0
             }
+            replay.replayed += batch.count
+            client.replay = replay
+            var sent = 0
+            for event in batch {
+                var bytes = Array(event.line.utf8)
+                bytes.append(0x0A)
+                sent += bytes.count
+                send(bytes, to: client)
+            }
+            return sent
+        } catch {
+            client.liveThreshold = replay.cursor.position
+            client.replay = nil
+            sendError(.notAvailable, "\(error)", id: replay.requestID, to: client)
+            return 0
         }
     }
 }

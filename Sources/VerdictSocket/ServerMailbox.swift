@@ -1,13 +1,21 @@
 import Glibc
+import JSONCore
 import POSIXSupport
 import ScanJournal
+import StationWire
 import Synchronization
 
 /// What other threads hand to the server thread: events to publish and the order to stop.
 /// A self-pipe wakes the thread's poll.
 final class ServerMailbox: Sendable {
+    /// One piece of work for the server thread, in the order it was posted.
+    enum Letter {
+        case event(JournaledEvent, requester: ClientID?)
+        case refusal(requestID: JSON?, requester: ClientID, code: ErrorCode, detail: String)
+    }
+
     struct Letters {
-        var events: [(JournaledEvent, ClientID?)] = []
+        var posted: [Letter] = []
         var stopping = false
     }
 
@@ -38,10 +46,10 @@ final class ServerMailbox: Sendable {
         close(wakeWriter)
     }
 
-    func post(_ event: JournaledEvent, requester: ClientID?) {
+    func post(_ letter: Letter) {
         let wasEmpty = letters.withLock { letters in
-            letters.events.append((event, requester))
-            return letters.events.count == 1
+            letters.posted.append(letter)
+            return letters.posted.count == 1
         }
         if wasEmpty { wake() }
     }
@@ -56,7 +64,7 @@ final class ServerMailbox: Sendable {
         while read(wakeDescriptor, &drained, drained.count) == drained.count {}
         return letters.withLock { letters in
             let taken = letters
-            letters.events.removeAll(keepingCapacity: true)
+            letters.posted.removeAll(keepingCapacity: true)
             return taken
         }
     }

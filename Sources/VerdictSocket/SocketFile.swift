@@ -19,7 +19,7 @@ enum SocketFile {
         }
     }
 
-    /// A listening, non-blocking socket at `path`, mode 0660, replacing a stale file and refusing a live one.
+    /// A listening, non-blocking socket at `path`, made mode 0660 by its bind, replacing a stale file and refusing a live one.
     static func listen(path: String, backlog: Int32 = 512) throws(VerdictServerError) -> Int32 {
         let address: UnixSocketAddress
         do {
@@ -37,9 +37,8 @@ enum SocketFile {
         }
         let descriptor = try call("socket", path) { () throws(Errno) in try UnixSocket.make(.stream, nonBlocking: true) }
         do throws(VerdictServerError) {
-            try call("bind", path) { () throws(Errno) in try UnixSocket.bind(descriptor, to: address) }
+            try call("bind", path) { () throws(Errno) in try bindMode0660(descriptor, to: address) }
             do throws(VerdictServerError) {
-                guard chmod(path, 0o660) == 0 else { throw VerdictServerError.system(operation: "chmod", path: path, errno: .current) }
                 try call("listen", path) { () throws(Errno) in try UnixSocket.listen(descriptor, backlog: backlog) }
             } catch {
                 unlink(path)
@@ -50,6 +49,15 @@ enum SocketFile {
             throw error
         }
         return descriptor
+    }
+
+    /// Binds with the file created 0660 by bind itself (0777 masked by the umask of that moment): never a wider mode
+    /// for an instant, and no chmod by path that a file swapped in meanwhile (a symlink) could redirect.
+    /// The umask is the process's: for the bind's instant, another thread's new file can only come out narrower.
+    private static func bindMode0660(_ descriptor: Int32, to address: UnixSocketAddress) throws(Errno) {
+        let previous = umask(0o117)
+        defer { umask(previous) }
+        try UnixSocket.bind(descriptor, to: address)
     }
 
     private static func call<Result>(_ operation: String, _ path: String, _ body: () throws(Errno) -> Result) throws(VerdictServerError) -> Result {

@@ -1,7 +1,9 @@
 import Glibc
+import JSONCore
 import Lifecycle
 import POSIXSupport
 import ScanJournal
+import StationWire
 import Synchronization
 
 /// The verdict socket of protocol 1: a non-blocking Unix stream server on a thread of its own.
@@ -59,7 +61,11 @@ public final class VerdictServer: EventPublisher, Service {
 
     /// Call after the journal made `event` durable. `requester` gets it whatever its `watch` says.
     public func publish(_ event: JournaledEvent, requester: ClientID? = nil) {
-        running.withLock { $0 }?.mailbox.post(event, requester: requester)
+        running.withLock { $0 }?.mailbox.post(.event(event, requester: requester))
+    }
+
+    public func refuse(requestID: JSON?, requester: ClientID, _ code: ErrorCode, _ detail: String) {
+        running.withLock { $0 }?.mailbox.post(.refusal(requestID: requestID, requester: requester, code: code, detail: detail))
     }
 
     public var clientCount: Int {

@@ -1,5 +1,6 @@
 import Glibc
 import KioskBridge
+import ProductVersion
 
 // sealtrust-kiosk: the kiosk page, Server-Sent Events, metrics and health, as a client of the daemon's socket.
 
@@ -8,7 +9,7 @@ let options: KioskOptions
 do {
     switch try KioskOptions.parse(Array(CommandLine.arguments.dropFirst())) {
     case .version:
-        print("sealtrust-kiosk \(KioskOptions.version)")
+        print("sealtrust-kiosk \(ProductVersion.current)")
         exit(0)
     case .help:
         print(KioskOptions.usage)
@@ -25,7 +26,7 @@ do {
 signal(SIGPIPE, SIG_IGN)
 
 let hub = EventHub()
-let station = StationState(version: KioskOptions.version)
+let station = StationState(version: ProductVersion.current)
 let resumer = StreamResumer(socketPath: options.socketPath, hub: hub, log: log)
 let routes = KioskRoutes(page: KioskPage.document(language: options.language, holdSeconds: options.holdSeconds),
                          hub: hub, station: station, resume: { resumer.resume($0) })

@@ -1,5 +1,6 @@
 import CMosquitto
 import Foundation
+import ProductVersion
 import StationClient
 import SystemdSupport
 
@@ -10,8 +11,6 @@ for number in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handledSignals, number) }
 pthread_sigmask(SIG_BLOCK, &handledSignals, nil)
 signal(SIGPIPE, SIG_IGN)
 
-let version = "0.1.0"
-
 let options: BridgeOptions
 let credentials: Credentials?
 do {
@@ -21,7 +20,7 @@ do {
         print(BridgeOptions.usage)
         exit(0)
     case .version:
-        print("sealtrust-mqtt \(version)")
+        print("sealtrust-mqtt \(ProductVersion.current)")
         exit(0)
     case .bridge, .watch:
         break

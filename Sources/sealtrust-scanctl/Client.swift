@@ -1,5 +1,6 @@
 import Glibc
 import JSONCore
+import ProductVersion
 import StationWire
 
 /// Runs one command of daemon.md against the daemon and returns the exit status.
@@ -20,7 +21,7 @@ struct Client {
             return ExitStatus.done
         }
         if invocation.action == .version {
-            Output.line("sealtrust-scanctl \(Invocation.version)")
+            Output.line("sealtrust-scanctl \(ProductVersion.current)")
             return ExitStatus.done
         }
         let (connection, hello) = try greet()
@@ -62,31 +63,40 @@ struct Client {
     }
 
     /// `watch --reconnect`: a daemon that goes away (a restart, an upgrade) is waited for, and what it journaled
-    /// meanwhile comes by replay from the last seq seen, so nothing is missed or shown twice.
+    /// meanwhile comes by replay from the last seq shown, so nothing is missed or shown twice.
     private func watchAcrossRestarts(_ first: DaemonConnection, hello: JSON, with formatter: inout EventFormatter)
         throws(DaemonFailure) -> Int32 {
         var connection = first
-        var lastSeq = hello["last_seq"]?.integerValue.map { UInt64(max(0, $0)) } ?? 0
+        var seam = ReplaySeam(newest: Self.lastSeq(in: hello))
         while true {
             do throws(DaemonFailure) {
                 while true {
                     guard let received = try connection.readMessage() else { continue }
                     if isRefusal(received.message) { return refuse(received.message) }
-                    if let seq = received.message["seq"]?.integerValue, seq > 0 { lastSeq = max(lastSeq, UInt64(seq)) }
+                    if let seq = received.message["seq"]?.integerValue, seq > 0, !seam.shows(UInt64(seq)) { continue }
                     show(received, with: &formatter)
                 }
             } catch {
                 Output.complain("\(error.message); waiting for the daemon")
             }
             while true {
-                usleep(1_000_000)
+                usleep(Self.reconnectPause)
                 guard let greeted = try? greet() else { continue }
                 show(greeted.1, with: &formatter)
+                let since = seam.connected(newest: Self.lastSeq(in: greeted.1.message))
+                // A daemon gone again before the replay is asked is waited for again.
+                guard (try? greeted.0.send(ClientCommand(id: requestID, action: .replay(since: since)))) != nil else { continue }
                 connection = greeted.0
                 break
             }
-            try connection.send(ClientCommand(id: requestID, action: .replay(since: lastSeq)))
         }
+    }
+
+    /// How long `watch --reconnect` waits between two attempts to reach the daemon, in microseconds.
+    private static let reconnectPause: useconds_t = 1_000_000
+
+    private static func lastSeq(in hello: JSON) -> UInt64 {
+        hello["last_seq"]?.integerValue.map { UInt64(max(0, $0)) } ?? 0
     }
 
     private func show(_ received: (line: String, message: JSON), with formatter: inout EventFormatter) {

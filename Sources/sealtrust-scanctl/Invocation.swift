@@ -9,8 +9,6 @@ struct Invocation: Equatable {
         case version
     }
 
-    static let version = "0.1.0"
-
     static let defaultSocket = "/run/sealtrust-scand/scand.sock"
     static let usage = """
         usage: sealtrust-scanctl [--socket PATH] watch [--json] [--reconnect]

@@ -1,5 +1,6 @@
 import Foundation
 import Lifecycle
+import ProductVersion
 import ScanJournal
 import StationCore
 import SystemdSupport
@@ -28,7 +29,7 @@ let options: DaemonOptions
 do {
     switch try DaemonCommandLine.parse(arguments: arguments, environment: environment) {
     case .version:
-        print("sealtrust-scand \(StationCore.version)")
+        print("sealtrust-scand \(ProductVersion.current)")
         exit(0)
     case .help:
         print(DaemonCommandLine.usage)

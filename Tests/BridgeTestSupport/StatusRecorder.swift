@@ -33,4 +33,12 @@ public final class StatusRecorder: Sendable {
     public func waitFor(_ text: String, timeout: Duration) throws {
         try waitUntil("no STATUS= with '\(text)'; the last was '\(last)'", timeout: timeout) { last.contains(text) }
     }
+
+    /// Waits for any STATUS= so far to contain `text`: a bridge that retries may move on to its next state
+    /// ("connecting") before a reader looks at the last one.
+    public func waitForAny(_ text: String, timeout: Duration) throws {
+        try waitUntil("no STATUS= ever with '\(text)'; the last was '\(last)'", timeout: timeout) {
+            state.statuses.withLock { $0.contains { $0.contains(text) } }
+        }
+    }
 }

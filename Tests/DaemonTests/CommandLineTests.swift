@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ProductVersion
 import SystemdTestSupport
 import TestSupport
 import Testing
@@ -76,9 +77,27 @@ struct CommandLineTests {
 
     @Test func versionAndHelp() throws {
         let version = try run(["--version"])
-        #expect(version.status == 0 && version.stdout == "sealtrust-scand 0.1.0\n")
+        #expect(version.status == 0 && version.stdout == "sealtrust-scand \(ProductVersion.current)\n")
         let help = try run(["--help"])
         #expect(help.status == 0 && help.stdout.contains("--rescan-after SECONDS"))
+    }
+
+    /// An operator compares versions across the daemon, its client, the bridges, the package and the man pages.
+    @Test func everyProgramThePackageAndTheManPagesShowOneVersion() throws {
+        for program in ["sealtrust-scand", "sealtrust-scanctl", "sealtrust-mqtt", "sealtrust-kiosk"] {
+            let printed = try runProduct(program, ["--version"])
+            #expect(printed.status == 0 && printed.output == "\(program) \(ProductVersion.current)\n", "\(printed)")
+        }
+        let root = repositoryRoot()
+        let changelog = try String(contentsOf: root.appendingPathComponent("debian/changelog"), encoding: .utf8)
+        #expect(changelog.hasPrefix("sealtrust-scand (\(ProductVersion.current)) "), "debian/changelog's newest entry")
+        let manPages = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("man").path)
+        #expect(!manPages.isEmpty)
+        for page in manPages {
+            let text = try String(contentsOf: root.appendingPathComponent("man/\(page)"), encoding: .utf8)
+            let heading = text.split(separator: "\n").first { $0.hasPrefix(".TH ") } ?? ""
+            #expect(heading.contains(" \(ProductVersion.current)\""), "\(page): \(heading)")
+        }
     }
 }
 

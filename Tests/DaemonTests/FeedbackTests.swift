@@ -32,36 +32,31 @@ extension NFCTests {
     }
 
     @Test func eachVerdictClassLightsAndSoundsTheReader() async throws {
-        let api = try SandboxAPI.start()
-        defer { api.stop() }
-        let tag = try VirtualTag.start(reader: 1, chip: "authentic")
-        defer { tag.stop() }
-        let daemon = try ScanDaemon(api: api, nfc: Self.reader).waitUntilListening()
-        defer { _ = daemon.terminate(); daemon.removeDirectory() }
-        let (watcher, hello) = try daemon.connect()
-        try waitForReader(watcher, hello: hello)
+        try await withReaderStation(chip: "authentic") { station in
+            let (tag, watcher) = (station.tag, station.watcher)
 
-        let authentic = try await tapAndWatchTheReader(tag, watcher: watcher)
-        #expect(authentic.outcome == "authentic")
-        #expect(authentic.command == "\(Self.accepted) -> 9000", "green and one short beep")
-        #expect(tag.pseudoAPDUs().first == Self.detectionBeepOff,
-                "the detection beep goes off before any verdict is shown (vpcd takes no direct command at attach)")
+            let authentic = try await tapAndWatchTheReader(tag, watcher: watcher)
+            #expect(authentic.outcome == "authentic")
+            #expect(authentic.command == "\(Self.accepted) -> 9000", "green and one short beep")
+            #expect(tag.pseudoAPDUs().first == Self.detectionBeepOff,
+                    "the detection beep goes off before any verdict is shown (vpcd takes no direct command at attach)")
 
-        try await tag.set(counter: 0)
-        let replay = try await tapAndWatchTheReader(tag, watcher: watcher)
-        #expect(replay.outcome == "replay")
-        #expect(replay.command == "\(Self.alarm) -> 9000", "red blinking and three beeps")
+            try await tag.set(counter: 0)
+            let replay = try await tapAndWatchTheReader(tag, watcher: watcher)
+            #expect(replay.outcome == "replay")
+            #expect(replay.command == "\(Self.alarm) -> 9000", "red blinking and three beeps")
 
-        try await tag.set(chip: "stolen")
-        let stolen = try await tapAndWatchTheReader(tag, watcher: watcher)
-        #expect(stolen.outcome == "authentic")
-        #expect(stolen.command == "\(Self.alarm) -> 9000", "a theft report alarms, even on an authentic chip")
+            try await tag.set(chip: "stolen")
+            let stolen = try await tapAndWatchTheReader(tag, watcher: watcher)
+            #expect(stolen.outcome == "authentic")
+            #expect(stolen.command == "\(Self.alarm) -> 9000", "a theft report alarms, even on an authentic chip")
 
-        try await tag.set(chip: "never-registered")
-        let unknown = try await tapAndWatchTheReader(tag, watcher: watcher)
-        #expect(unknown.outcome == "never_registered")
-        #expect(unknown.command == "\(Self.caution) -> 9000", "orange and two beeps")
-        #expect(tag.pseudoAPDUs().filter { $0 == Self.detectionBeepOff }.count == 1, "the detection beep is turned off once")
+            try await tag.set(chip: "never-registered")
+            let unknown = try await tapAndWatchTheReader(tag, watcher: watcher)
+            #expect(unknown.outcome == "never_registered")
+            #expect(unknown.command == "\(Self.caution) -> 9000", "orange and two beeps")
+            #expect(tag.pseudoAPDUs().filter { $0 == Self.detectionBeepOff }.count == 1, "the detection beep is turned off once")
+        }
     }
 
     @Test func theDetectionBeepIsTurnedOffAtAttach() async throws {
@@ -82,61 +77,50 @@ extension NFCTests {
     }
 
     @Test func aReaderThatRefusesStillReadsTheNextTag() async throws {
-        let api = try SandboxAPI.start()
-        defer { api.stop() }
-        let tag = try VirtualTag.start(reader: 1, chip: "spare-b")
-        defer { tag.stop() }
-        try await tag.set(pseudoAPDUs: false)
-        let daemon = try ScanDaemon(api: api, nfc: Self.reader).waitUntilListening()
-        defer { _ = daemon.terminate(); daemon.removeDirectory() }
-        let (watcher, hello) = try daemon.connect()
-        try waitForReader(watcher, hello: hello)
+        try await withReaderStation(chip: "spare-b", prepare: { try await $0.set(pseudoAPDUs: false) }) { station in
+            let (tag, daemon, watcher) = (station.tag, station.daemon, station.watcher)
 
-        let mark = tag.transcript.count
-        try await tag.present()
-        #expect(try awaitVerdict(watcher).verdict["outcome"]?.string == "authentic")
-        _ = try await tag.waitForLine(after: mark) { $0.hasPrefix("PSEUDO ") && $0.hasSuffix("-> 6A81") }
-        try await tag.remove()
-        let refusals = tag.pseudoAPDUs().count
+            let mark = tag.transcript.count
+            try await tag.present()
+            #expect(try awaitVerdict(watcher).verdict["outcome"]?.string == "authentic")
+            _ = try await tag.waitForLine(after: mark) { $0.hasPrefix("PSEUDO ") && $0.hasSuffix("-> 6A81") }
+            try await tag.remove()
+            let refusals = tag.pseudoAPDUs().count
 
-        for _ in 0 ..< 2 {
-            let next = try await tap(tag, watcher: watcher)
-            #expect(next.verdict["outcome"]?.string == "authentic", "the reader still reads every tag")
+            for _ in 0 ..< 2 {
+                let next = try await tap(tag, watcher: watcher)
+                #expect(next.verdict["outcome"]?.string == "authentic", "the reader still reads every tag")
+            }
+            try await tag.settle()
+            #expect(tag.pseudoAPDUs().count == refusals, "a reader that refused is left alone")
+            #expect(daemon.process.standardError.contains("reader feedback off on \(Self.reader): it answered 6A 81"))
+            #expect(!daemon.process.standardError.contains(": error: "))
         }
-        try await tag.settle()
-        #expect(tag.pseudoAPDUs().count == refusals, "a reader that refused is left alone")
-        #expect(daemon.process.standardError.contains("reader feedback off on \(Self.reader): it answered 6A 81"))
-        #expect(!daemon.process.standardError.contains(": error: "))
     }
 
     @Test func aTagRemovedBeforeTheVerdictLeavesNoError() async throws {
-        let api = try SandboxAPI.start()
-        defer { api.stop() }
-        let tag = try VirtualTag.start(reader: 1, chip: "spare-a")
-        defer { tag.stop() }
-        let daemon = try ScanDaemon(api: api, nfc: Self.reader).waitUntilListening()
-        defer { _ = daemon.terminate(); daemon.removeDirectory() }
-        let (watcher, hello) = try daemon.connect()
-        try waitForReader(watcher, hello: hello)
+        try await withReaderStation(chip: "spare-a") { station in
+            let (api, tag, daemon, watcher) = (station.api, station.tag, station.daemon, station.watcher)
 
-        try await api.fault(path: "/scans/verify", delay: 1, count: 1)
-        let mark = tag.transcript.count
-        try await tag.present()
-        _ = try await tag.waitForLine(after: mark) { $0.hasPrefix("READ ctr=") }
-        try await tag.remove()
-        #expect(try awaitVerdict(watcher).verdict["outcome"]?.string == "authentic")
-        // vpcd takes no direct command: the signal is skipped with a debug line, and no error.
-        let skipped = "reader feedback skipped on \(Self.reader)"
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !daemon.process.standardError.contains(skipped) && tag.pseudoAPDUs(after: mark).filter({ $0.hasPrefix("FF0040") }).isEmpty,
-              ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+            try await api.fault(path: "/scans/verify", delay: 1, count: 1)
+            let mark = tag.transcript.count
+            try await tag.present()
+            _ = try await tag.waitForLine(after: mark) { $0.hasPrefix("READ ctr=") }
+            try await tag.remove()
+            #expect(try awaitVerdict(watcher).verdict["outcome"]?.string == "authentic")
+            // vpcd takes no direct command: the signal is skipped with a debug line, and no error.
+            let skipped = "reader feedback skipped on \(Self.reader)"
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !daemon.process.standardError.contains(skipped) && tag.pseudoAPDUs(after: mark).filter({ $0.hasPrefix("FF0040") }).isEmpty,
+                  ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let log = daemon.process.standardError
+            #expect(log.contains(skipped) || !tag.pseudoAPDUs(after: mark).isEmpty, "the signal went to the reader or was skipped: \(log)")
+            #expect(!log.contains(": error: ") && !log.contains("reader feedback off"), "no error, and the reader is not given up")
+
+            let next = try await tapAndWatchTheReader(tag, watcher: watcher)
+            #expect(next.command.hasPrefix(Self.accepted), "the next tap is shown again")
         }
-        let log = daemon.process.standardError
-        #expect(log.contains(skipped) || !tag.pseudoAPDUs(after: mark).isEmpty, "the signal went to the reader or was skipped: \(log)")
-        #expect(!log.contains(": error: ") && !log.contains("reader feedback off"), "no error, and the reader is not given up")
-
-        let next = try await tapAndWatchTheReader(tag, watcher: watcher)
-        #expect(next.command.hasPrefix(Self.accepted), "the next tap is shown again")
     }
 }

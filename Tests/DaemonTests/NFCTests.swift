@@ -41,66 +41,79 @@ struct NFCTests {
         guard ready != nil else { throw HarnessError("the virtual reader never became ready") }
     }
 
-    @Test func tapsReachSubscribersAndTheAPIOnceEach() async throws {
+    /// A daemon on the virtual reader against a sandbox of its own, and a subscriber that has seen the reader ready.
+    struct ReaderStation {
+        let api: SandboxAPI
+        let tag: VirtualTag
+        let daemon: ScanDaemon
+        let watcher: LineClient
+    }
+
+    /// Runs `body` on a fresh station whose tag plays `chip`; `prepare` sets the tag up before the daemon starts.
+    func withReaderStation(chip: String, prepare: (VirtualTag) async throws -> Void = { _ in },
+                           _ body: (ReaderStation) async throws -> Void) async throws {
         let api = try SandboxAPI.start()
         defer { api.stop() }
-        let tag = try VirtualTag.start(reader: 1, chip: "authentic")
+        let tag = try VirtualTag.start(reader: 1, chip: chip)
         defer { tag.stop() }
+        try await prepare(tag)
         let daemon = try ScanDaemon(api: api, nfc: Self.reader).waitUntilListening()
         defer { _ = daemon.terminate(); daemon.removeDirectory() }
         let (watcher, hello) = try daemon.connect()
         try waitForReader(watcher, hello: hello)
+        try await body(ReaderStation(api: api, tag: tag, daemon: daemon, watcher: watcher))
+    }
 
-        let first = try await tap(tag, watcher: watcher)
-        #expect(first.scan["source"]?.string == "nfc:\(Self.reader)")
-        #expect(first.scan["medium"]?.string == "nfc")
-        #expect(first.scan["code"]?.string == "chip")
-        #expect(first.verdict["outcome"]?.string == "authentic")
-        #expect(first.verdict["product_name"]?.string == "Chronograph 42")
-        #expect(first.verdict["request_id"] == nil)
+    @Test func tapsReachSubscribersAndTheAPIOnceEach() async throws {
+        try await withReaderStation(chip: "authentic") { station in
+            let (api, tag, watcher) = (station.api, station.tag, station.watcher)
 
-        try await tag.set(chip: "seal-opened")
-        let opened = try await tap(tag, watcher: watcher)
-        #expect(opened.verdict["seal"]?["status"]?.string == "opened")
+            let first = try await tap(tag, watcher: watcher)
+            #expect(first.scan["source"]?.string == "nfc:\(Self.reader)")
+            #expect(first.scan["medium"]?.string == "nfc")
+            #expect(first.scan["code"]?.string == "chip")
+            #expect(first.verdict["outcome"]?.string == "authentic")
+            #expect(first.verdict["product_name"]?.string == "Chronograph 42")
+            #expect(first.verdict["request_id"] == nil)
 
-        try await tag.set(chip: "never-registered")
-        #expect(try await tap(tag, watcher: watcher).verdict["outcome"]?.string == "never_registered")
+            try await tag.set(chip: "seal-opened")
+            let opened = try await tap(tag, watcher: watcher)
+            #expect(opened.verdict["seal"]?["status"]?.string == "opened")
 
-        let urls = try await api.requests().filter { $0.path == "/scans/verify" }.map { try JSON.parse($0.body)["url"]?.string }
-        #expect(urls == [first.scan["raw"]?.string, opened.scan["raw"]?.string, urls.last ?? nil])
-        #expect(Set(urls).count == 3, "each tap's URL reaches the API once")
+            try await tag.set(chip: "never-registered")
+            #expect(try await tap(tag, watcher: watcher).verdict["outcome"]?.string == "never_registered")
+
+            let urls = try await api.requests().filter { $0.path == "/scans/verify" }.map { try JSON.parse($0.body)["url"]?.string }
+            #expect(urls == [first.scan["raw"]?.string, opened.scan["raw"]?.string, urls.last ?? nil])
+            #expect(Set(urls).count == 3, "each tap's URL reaches the API once")
+        }
     }
 
     @Test func scansFlowAgainAfterPcscdRestartAndAnAPIOutage() async throws {
-        let api = try SandboxAPI.start()
-        defer { api.stop() }
-        let tag = try VirtualTag.start(reader: 1, chip: "spare-a")
-        defer { tag.stop() }
-        let daemon = try ScanDaemon(api: api, nfc: Self.reader).waitUntilListening()
-        defer { _ = daemon.terminate(); daemon.removeDirectory() }
-        let (watcher, hello) = try daemon.connect()
-        try waitForReader(watcher, hello: hello)
+        try await withReaderStation(chip: "spare-a") { station in
+            let (api, tag, watcher) = (station.api, station.tag, station.watcher)
 
-        try await api.fault(path: "/scans/verify", status: 503)
-        #expect(try await tap(tag, watcher: watcher).verdict["outcome"]?.string == "failure")
-        try await api.reset()
-        #expect(try await tap(tag, watcher: watcher).verdict["outcome"]?.string == "authentic", "the API is back: the next tap is answered")
+            try await api.fault(path: "/scans/verify", status: 503)
+            #expect(try await tap(tag, watcher: watcher).verdict["outcome"]?.string == "failure")
+            try await api.reset()
+            #expect(try await tap(tag, watcher: watcher).verdict["outcome"]?.string == "authentic", "the API is back: the next tap is answered")
 
-        let station = SystemPCSCD.current()
-        try await restartPcscd()
-        #expect(SystemPCSCD.current() == station, "only the tests' own pcscd restarts; the machine's runs on")
-        tag.stop()
-        let again = try VirtualTag.start(reader: 1, chip: "spare-b")
-        defer { again.stop() }
-        let gone = try watcher.next(timeout: .seconds(30)) {
-            $0["type"]?.string == "source" && ["removed", "error"].contains($0["state"]?.string ?? "")
+            let station = SystemPCSCD.current()
+            try await restartPcscd()
+            #expect(SystemPCSCD.current() == station, "only the tests' own pcscd restarts; the machine's runs on")
+            tag.stop()
+            let again = try VirtualTag.start(reader: 1, chip: "spare-b")
+            defer { again.stop() }
+            let gone = try watcher.next(timeout: .seconds(30)) {
+                $0["type"]?.string == "source" && ["removed", "error"].contains($0["state"]?.string ?? "")
+            }
+            #expect(gone != nil, "pcscd going away is reported")
+            let back = try watcher.next(timeout: .seconds(30)) {
+                $0["type"]?.string == "source" && $0["id"]?.string == "nfc:\(Self.reader)" && $0["state"]?.string == "ready"
+            }
+            #expect(back != nil, "the reader is picked up again without restarting the daemon")
+            #expect(try await tap(again, watcher: watcher).verdict["outcome"]?.string == "authentic")
         }
-        #expect(gone != nil, "pcscd going away is reported")
-        let back = try watcher.next(timeout: .seconds(30)) {
-            $0["type"]?.string == "source" && $0["id"]?.string == "nfc:\(Self.reader)" && $0["state"]?.string == "ready"
-        }
-        #expect(back != nil, "the reader is picked up again without restarting the daemon")
-        #expect(try await tap(again, watcher: watcher).verdict["outcome"]?.string == "authentic")
     }
 
     /// As an operator would, but only the test process's own pcscd: stopped by its pid, then started again.

@@ -83,6 +83,32 @@ struct OperatorTests {
         #expect(readyAt >= started)
     }
 
+    /// A reload that points at a token file that cannot be read says so at once, naming it, and `status` shows it.
+    @Test func aReloadChecksTheTokenFileItNames() throws {
+        let directory = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/scand.conf"
+        try "token-file = \(directory)/token\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "secret-token\n".write(toFile: directory + "/token", atomically: true, encoding: .utf8)
+        let listener = try NotifyListener(form: .path)
+        let daemon = try ScanDaemon(api: nil, extra: ["--config", config], notify: listener)
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        _ = try #require(listener.receive(until: "READY", timeout: .seconds(20)))
+        #expect(try status(of: daemon)["token"]?.string == "present")
+
+        let moved = directory + "/moved-token"
+        try "token-file = \(moved)\n".write(toFile: config, atomically: true, encoding: .utf8)
+        daemon.process.signal(SIGHUP)
+        _ = try #require(listener.receive(until: "RELOADING", timeout: .seconds(10)))
+        _ = try #require(listener.receive(until: "READY", timeout: .seconds(10)))
+        #expect(try status(of: daemon)["token"]?.string == "unreadable")
+        // The warning was written before READY; this process reads the daemon's stderr on a thread of its own.
+        let warning = "cannot read the token file \(moved)"
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !daemon.process.standardError.contains(warning), ContinuousClock.now < deadline { usleep(20_000) }
+        #expect(daemon.process.standardError.contains(warning), "\(daemon.process.standardError)")
+    }
+
     private func status(of daemon: ScanDaemon) throws -> JSON {
         let (client, _) = try daemon.connect()
         try client.send(.object([("cmd", "status"), ("id", "s")]))

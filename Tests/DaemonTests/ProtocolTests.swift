@@ -88,19 +88,36 @@ struct ProtocolTests {
     }
 
     @Test func connectAndCloseCyclesLeaveNoDescriptorBehind() throws {
-        let daemon = try ScanDaemon(api: nil).waitUntilListening()
+        // The API connection the daemon keeps ready is refused at once by a port bound here and never listened on,
+        // and not tried again for 6 minutes: the daemon's descriptors then change only with its clients.
+        let refusing = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        defer { close(refusing) }
+        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                guard bind(refusing, raw, length) == 0, getsockname(refusing, raw, &length) == 0 else { throw HarnessError("bind: \(errno)") }
+            }
+        }
+        let port = UInt16(bigEndian: address.sin_port)
+        let daemon = try ScanDaemon(api: nil, extra: ["--api-base", "http://127.0.0.1:\(port)", "--api-keepalive", "3600"]).waitUntilListening()
         defer { _ = daemon.terminate(); daemon.removeDirectory() }
-        _ = try daemon.connect()
-        usleep(200_000)
+        let (first, _) = try daemon.connect()
+        // Once its status is answered, the daemon holds this client's descriptor.
+        try first.send("{\"cmd\":\"status\"}")
+        #expect(try first.next { $0["type"]?.string == "status" } != nil)
         let before = daemon.openDescriptorCount()
         for _ in 0..<1_000 {
             let client = try LineClient(path: daemon.socketPath)
             _ = try client.readLine()
             client.close()
         }
+        // The daemon closes a client's descriptor after its end reaches the server's loop: the last closes may lag
+        // the loop above by a little, so the count is read until it is back (or the deadline).
         var after = daemon.openDescriptorCount()
-        for _ in 0..<50 where after != before {
-            usleep(100_000)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while after != before, ContinuousClock.now < deadline {
+            usleep(10_000)
             after = daemon.openDescriptorCount()
         }
         #expect(before > 0 && after == before, "descriptors before \(before), after \(after)")

@@ -15,7 +15,7 @@ final class ScanDaemon {
     /// `directory` reuses a former run's folder (its journal), as a restart would.
     init(api: SandboxAPI?, nfc: String = "none", camera: String = "none", extra: [String] = [], directory: String? = nil,
          notify: NotifyListener? = nil, watchdog: Duration? = nil, passing listening: ListeningSocket? = nil,
-         environment: [String: String] = [:], socketPath: String? = nil) throws {
+         environment: [String: String] = [:], socketPath: String? = nil, launcher: [String] = []) throws {
         self.directory = try directory ?? makeScratchDirectory()
         self.socketPath = socketPath ?? self.directory + "/scand.sock"
         journalPath = self.directory + "/journal"
@@ -25,7 +25,9 @@ final class ScanDaemon {
         if nfc != "none" {
             _ = try PrivatePCSCD.shared()  // sets PCSCLITE_CSOCK_NAME, which the daemon inherits
         }
-        process = try SupervisedProcess(executable: builtProduct("sealtrust-scand"), arguments: arguments + extra,
+        // `launcher` (e.g. `unshare --mount …`) execs the daemon last, so the pid stays the daemon's.
+        let command = launcher + [builtProduct("sealtrust-scand")] + arguments + extra
+        process = try SupervisedProcess(executable: command[0], arguments: Array(command.dropFirst()),
                                         notify: notify, watchdog: watchdog, passing: listening, environment: environment)
     }
 
@@ -63,9 +65,14 @@ final class ScanDaemon {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/fd").count) ?? -1
     }
 
-    func resident() -> Int {
+    func resident() -> Int { statusBytes("VmRSS:") }
+
+    /// The most resident memory the daemon has had (VmHWM), in bytes.
+    func peakResident() -> Int { statusBytes("VmHWM:") }
+
+    private func statusBytes(_ field: String) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
               let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
         else { return -1 }
         return kilobytes * 1024
@@ -84,18 +91,4 @@ final class ScanDaemon {
     func removeDirectory() {
         try? FileManager.default.removeItem(atPath: directory)
     }
-}
-
-/// A chip URL as the catalogue chip `name` writes it at a tap with `counter`.
-func mintChipURL(_ name: String, counter: Int) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = [repositoryRoot().appendingPathComponent("demo/mint-chip-url.py").path, name, String(counter)]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw HarnessError("mint-chip-url.py \(name) \(counter) failed") }
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
 }

@@ -61,6 +61,33 @@ final class ScannerStation {
         return event
     }
 
+    /// The scanner's first `source` event: from the journal when `hello` shows it had a state before we connected
+    /// (`hello` carries no detail), else as it comes.
+    func firstState() throws -> JSON {
+        if hello["sources"]?.arrayValue?.contains(where: { $0["id"]?.string == sourceID }) == true {
+            let segments = try FileManager.default.contentsOfDirectory(atPath: daemon.journalPath).filter { $0.hasSuffix(".jsonl") }.sorted()
+            for segment in segments {
+                for line in try String(contentsOfFile: daemon.journalPath + "/" + segment, encoding: .utf8).split(separator: "\n") {
+                    let event = try JSON.parse(String(line))
+                    if event["type"]?.string == "source" && event["id"]?.string == sourceID { return event }
+                }
+            }
+        }
+        guard let event = try watcher.next(timeout: .seconds(10), where: { $0["type"]?.string == "source" && $0["id"]?.string == sourceID })
+        else { throw HarnessError("no source event; the daemon said: \(daemon.process.standardError.suffix(1500))") }
+        return event
+    }
+
+    /// The next scan, read error, or this scanner going `removed` or `error`: a first line that is lost shows as
+    /// what came instead of it. (`ready` is passed over: `hello` may show it before its event arrives.)
+    func nextReadOrSourceChange() throws -> JSON {
+        guard let event = try watcher.next(timeout: .seconds(10), where: {
+            $0["type"]?.string == "scan" || $0["type"]?.string == "read_error"
+                || ($0["type"]?.string == "source" && $0["id"]?.string == sourceID && $0["state"]?.string != "ready")
+        }) else { throw HarnessError("no scan, read_error nor source event; the daemon said: \(daemon.process.standardError.suffix(1500))") }
+        return event
+    }
+
     func passportPaths() async throws -> [String] {
         try await api.requests().map(\.path).filter { $0.hasPrefix("/passport/") || $0.hasPrefix("/scans/") }.sorted()
     }
@@ -220,10 +247,10 @@ struct SerialScannerTests {
         let long = try station.nextRead()
         #expect(long["type"]?.string == "read_error" && long["reason"]?.string == "too_long" && long["medium"]?.string == "serial")
 
-        // Unplugged (udev removes the by-id link with the port: pty numbers are reused at once, and a stale link
-        // would lead to another test's pty), then back under the same by-id name.
-        terminal.close()
+        // Unplugged (udev removes the by-id link with the port; the link goes first here, since pty numbers are
+        // reused at once and a stale link would lead to another test's pty), then back under the same by-id name.
         #expect(unlink(link) == 0)
+        terminal.close()
         #expect(try station.source("removed") != nil)
         terminal = try PseudoTerminal()
         #expect(symlink(terminal.slavePath, link) == 0)
@@ -233,5 +260,60 @@ struct SerialScannerTests {
         #expect(scan["raw"]?.string == "https://sealtrust.io/p/SN-00048" && verdict["outcome"]?.string == "identified")
         #expect(try await station.passportPaths() == ["/passport/SN-00042", "/passport/SN-00043", "/passport/SN-00044",
                                                       "/passport/SN-00045", "/passport/SN-00048"])
+    }
+
+    /// A port that another daemon already reads (one left running with a path a new pty has taken: pty numbers are
+    /// reused at once) is not shared: before, the two split its lines, and the first line after `ready` was often
+    /// the one lost. The second daemon says the port is in use, every line reaches the first, and once the first
+    /// stops the second picks the port up.
+    @Test func aPortIsReadByOneDaemonAtATime() throws {
+        let terminal = try PseudoTerminal()
+        var link = ""
+        let first = try ScannerStation(scanner: { directory in
+            link = directory + "/usb-Scanner-if00"
+            guard symlink(terminal.slavePath, link) == 0 else { throw HarnessError("symlink failed") }
+            return "serial:\(link)"
+        })
+        _ = try first.ready()
+        let second = try ScannerStation(scanner: { _ in "serial:\(link)" })
+        let refused = try second.firstState()
+        #expect(refused["state"]?.string == "error" && refused["detail"]?.string == "in use by another program", "\(refused.encoded())")
+        for round in 1...20 {
+            let code = "ONE-READER-\(round)"
+            try terminal.write(Array((code + "\r").utf8))
+            let read = try first.nextReadOrSourceChange()
+            #expect(read["type"]?.string == "scan" && read["raw"]?.string == code, "round \(round): \(read.encoded())")
+        }
+        #expect(first.daemon.terminate() == 0)
+        #expect(try second.source("ready") != nil)
+        try terminal.write(Array("ONE-READER-HANDED-OVER\r".utf8))
+        #expect(try second.nextRead()["raw"]?.string == "ONE-READER-HANDED-OVER", "the second daemon took none of the first's lines")
+    }
+
+    /// The first line written after each `ready` is read: the port unplugged and plugged back again and again under
+    /// one by-id name, each time a new pty, one line at once, then unplugged.
+    @Test func theFirstLineAfterEveryReadyIsAScan() throws {
+        var terminal = try PseudoTerminal()
+        var link = ""
+        let station = try ScannerStation(scanner: { directory in
+            link = directory + "/usb-Scanner-if00"
+            guard symlink(terminal.slavePath, link) == 0 else { throw HarnessError("symlink failed") }
+            return "serial:\(link)"
+        })
+        _ = try station.ready()
+        for round in 1...20 {
+            let code = "FIRST-LINE-\(round)"
+            try terminal.write(Array((code + "\r").utf8))
+            let first = try station.nextReadOrSourceChange()
+            #expect(first["type"]?.string == "scan" && first["raw"]?.string == code,
+                    "round \(round): \(first.encoded()); the daemon said: \(station.daemon.process.standardError.suffix(800))")
+            guard first["type"]?.string == "scan" else { return }
+            #expect(unlink(link) == 0)
+            terminal.close()
+            #expect(try station.source("removed") != nil)
+            terminal = try PseudoTerminal()
+            #expect(symlink(terminal.slavePath, link) == 0)
+            #expect(try station.source("ready") != nil)
+        }
     }
 }

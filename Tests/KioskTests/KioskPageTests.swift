@@ -3,6 +3,7 @@ import KioskHarness
 import JSONCore
 import StationClient
 import Testing
+import TestSupport
 
 /// The kiosk page in headless Chromium, fed by the real daemon over the bridge: what a buyer sees for each verdict.
 @Suite(.serialized, .timeLimit(.minutes(2)))
@@ -37,24 +38,24 @@ struct KioskPageTests {
         let station = try await rig.connect()
         defer { station.close() }
 
-        let authentic = try rig.mint("authentic", counter: 20)
-        let genuine = try rig.mint("spare-a", counter: 20)
+        let authentic = try mintChipURL("authentic", counter: 20)
+        let genuine = try mintChipURL("spare-a", counter: 20)
         let tampered = String(genuine.dropLast()) + (genuine.hasSuffix("0") ? "1" : "0")
         let cases: [(Expected, () async throws -> String)] = [
             (Expected(name: "authentic-intact", outcome: "authentic", tone: "good", seal: "intact", product: true), { authentic }),
             (Expected(name: "authentic-opened-degrade", outcome: "authentic", tone: "neutral", seal: "opened-degraded", product: true),
-             { try rig.mint("seal-opened-degrade", counter: 20) }),
+             { try mintChipURL("seal-opened-degrade", counter: 20) }),
             (Expected(name: "authentic-theft", outcome: "authentic", tone: "alert", seal: "intact", theft: true, product: true),
-             { try rig.mint("stolen", counter: 20) }),
+             { try mintChipURL("stolen", counter: 20) }),
             (Expected(name: "replay", outcome: "replay", tone: "alert"), { authentic }),
             (Expected(name: "invalid-signature", outcome: "invalid_signature", tone: "alert"), { tampered }),
             (Expected(name: "never-registered", outcome: "never_registered", tone: "neutral", area: true),
-             { try rig.mint("never-registered", counter: 20) }),
+             { try mintChipURL("never-registered", counter: 20) }),
             (Expected(name: "identified", outcome: "identified", tone: "good", product: true), { "https://sealtrust.io/p/SN-00042" }),
             (Expected(name: "not-sealtrust", outcome: "not_sealtrust", tone: "neutral"), { "https://id.gs1.org/01/09506000134352" }),
             (Expected(name: "failure", outcome: "failure", tone: "neutral"), {
                 try await rig.api.fault(path: "/scans/verify", status: 503, count: 1)
-                return try rig.mint("spare-b", counter: 20)
+                return try mintChipURL("spare-b", counter: 20)
             }),
         ]
         for (index, (expected, raw)) in cases.enumerated() {

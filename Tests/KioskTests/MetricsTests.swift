@@ -3,6 +3,7 @@ import KioskHarness
 import JSONCore
 import StationClient
 import Testing
+import TestSupport
 
 /// `/metrics` and `/healthz`: the daemon's `status` in Prometheus text format.
 @Suite(.serialized, .timeLimit(.minutes(1)))
@@ -28,13 +29,13 @@ struct MetricsTests {
         let rig = try StationRig()
         let station = try await rig.connect()
         defer { station.close() }
-        let authentic = try rig.mint("authentic", counter: 30)
+        let authentic = try mintChipURL("authentic", counter: 30)
         _ = try await verify(authentic, on: station, id: "1")
         _ = try await verify(authentic, on: station, id: "2")
         _ = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "3")
         _ = try await verify("https://id.gs1.org/01/09506000134352", on: station, id: "4")
         try await rig.api.fault(path: "/scans/verify", status: 503, count: 1)
-        _ = try await verify(try rig.mint("spare-b", counter: 30), on: station, id: "5")
+        _ = try await verify(try mintChipURL("spare-b", counter: 30), on: station, id: "5")
         try rig.showUnreadableCode()
 
         // The daemon's own account, once the read error is in.

@@ -2,7 +2,7 @@ import Glibc
 import POSIXSupport
 import Testing
 
-@Suite struct POSIXSupportTests {
+@Suite(.timeLimit(.minutes(1))) struct POSIXSupportTests {
     @Test func aPathTooLongForSunPathIsRefusedWithItsErrno() {
         #expect(throws: Errno(ENAMETOOLONG)) { try UnixSocketAddress(path: "/" + String(repeating: "x", count: 200)) }
         #expect(throws: Errno(EINVAL)) { try UnixSocketAddress(path: "") }

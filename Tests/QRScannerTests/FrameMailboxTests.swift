@@ -43,7 +43,7 @@ struct FrameMailboxTests {
         let mailbox = FrameMailbox()
         #expect(mailbox.deliver(frame(0), live: false))
         let blocked = Task.detached { mailbox.deliver(Frame(width: 1, height: 1, luma: [1], time: .seconds(1)), live: false) }
-        try? await Task.sleep(for: .milliseconds(100))
+        while !mailbox.readerIsWaiting { await Task.yield() }
         mailbox.stop()
         #expect(await blocked.value == false)
         #expect(mailbox.take() == nil)

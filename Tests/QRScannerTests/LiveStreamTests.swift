@@ -77,9 +77,16 @@ struct LiveStreamTests {
         let listener = Task {
             await collectEvents(QRScanner(source: .y4m(path: fifo)))
         }
-        try await Task.sleep(for: .milliseconds(600))
+        // The source holds the FIFO open, waiting for a writer: then it has had its chance to say something.
+        while !Self.isOpenHere(fifo) { await Task.yield() }
         listener.cancel()
         let events = await listener.value
         #expect(events.isEmpty)
+    }
+
+    /// Whether this process holds `path` open.
+    private static func isOpenHere(_ path: String) -> Bool {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == path }
     }
 }

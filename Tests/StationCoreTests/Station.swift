@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import ScanJournal
 import StationCore
+import StationWire
 import TestSupport
 import VerdictSocket
 
@@ -16,6 +17,11 @@ final class RecordingPublisher: EventPublisher {
 
     func publish(_ event: JournaledEvent, requester: ClientID?) {
         continuation.yield(((try? JSON.parse(event.line)) ?? .null, requester))
+    }
+
+    /// A refusal comes through as the `error` answer the requester would read.
+    func refuse(requestID: JSON?, requester: ClientID, _ code: ErrorCode, _ detail: String) {
+        continuation.yield((ServerAnswer.error(code, detail, id: requestID ?? .null), requester))
     }
 }
 
@@ -76,8 +82,11 @@ struct Station {
     }
 
     /// Runs a core for `body`, then stops it gracefully and waits for it; returns what `body` returned.
+    /// `logger` and `now`: where its log lines go and the clock that spaces out a source's logged errors.
     static func run<Result: Sendable>(
         api: SandboxAPI?, adjusting adjust: (inout DaemonOptions) -> Void = { _ in },
+        logger: Logger = Logger(level: .warning, environment: [:]),
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
         _ body: (Station, inout PublishedEvents) async throws -> Result
     ) async throws -> Result {
         let directory = NSTemporaryDirectory() + "station-core-\(UUID().uuidString)"
@@ -87,10 +96,9 @@ struct Station {
         let journal = try Journal(path: options.journalPath)
         defer { journal.close() }
         let publisher = RecordingPublisher()
-        let logger = Logger(level: .warning, environment: [:])
         let (statusLines, statusContinuation) = AsyncStream.makeStream(of: String.self)
         let core = StationCore(options: options, journal: journal, publisher: publisher, logger: logger,
-                               tokens: TokenStore(path: nil, logger: logger)) { statusContinuation.yield($0) }
+                               tokens: TokenStore(path: nil, logger: logger), now: now) { statusContinuation.yield($0) }
         let station = Station(core: core, journal: journal, directory: directory, statusLines: statusLines)
         var events = PublishedEvents(publisher)
         return try await withThrowingTaskGroup(of: Void.self) { group in

@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import StationCore
 import StationWire
+import Synchronization
 import Testing
 import TestSupport
 import VerdictSocket
@@ -140,6 +141,52 @@ struct StationCoreTests {
         }
     }
 
+    /// A FIFO whose writer keeps sending a broken stream fails, recovers and fails again each second: the operator's
+    /// log says so once a minute, with the count of what it held back, while clients still get every state.
+    @Test func aSourceFlippingBetweenErrorAndReadyLogsItsErrorAtMostOnceAMinute() async throws {
+        let clock = ManualClock()
+        let logged = LoggedLines()
+        let logger = Logger(level: .warning, environment: [:]) { logged.append($0) }
+        let id = "y4m:/run/camera.fifo"
+        func errorLines() -> [String] { logged.all.filter { $0.contains("source \(id) error: ") } }
+        try await Station.run(api: nil, logger: logger, now: { clock.now }) { station, events in
+            func report(_ state: SourceState, _ detail: String) async throws {
+                station.core.receive(.state(SourceEvent(id: id, medium: .qr, state: state, detail: detail)))
+                _ = try await events.next { $0["type"] == "source" && $0["state"] == .string(state.rawValue) }
+            }
+            for _ in 0..<60 {
+                try await report(.error, "bad frame header at frame 3")
+                try await report(.ready, "8x8 Y4M")
+                clock.advance(by: .seconds(1))
+            }
+            #expect(errorLines() == ["sealtrust-scand: warning: source \(id) error: bad frame header at frame 3\n"])
+            try await report(.error, "bad frame header at frame 3")
+            #expect(errorLines().count == 2, "a minute later the error is logged again: \(errorLines())")
+            #expect(errorLines().last?.contains("(and 59 more errors since the last one logged)") == true, "\(errorLines())")
+            #expect(events.all.filter { $0["type"] == "source" && $0["state"] == "error" }.count == 61, "clients get every state")
+        }
+    }
+
+    /// `status` names the station, the token state and, once a source has scanned, when it last did.
+    @Test func statusNamesTheStationTheTokenAndEachSourcesLastScan() async throws {
+        try await Station.run(api: nil) { station, events in
+            station.core.receive(.state(SourceEvent(id: "y4m:/f", medium: .qr, state: .ready, detail: "8x8 Y4M")))
+            station.core.receive(.state(SourceEvent(id: "nfc:R", medium: .nfc, state: .ready, detail: "waiting for a tag")))
+            station.core.receive(.scan(ScanRead(raw: "hello", source: "y4m:/f", medium: .qr, readAt: .now)))
+            let scan = try await events.scanAndVerdict(source: "y4m:/f").scan
+            let status = JSON.object(station.core.statusFields())
+            #expect(status["station"] == "test-bench" && status["token"] == "none")
+            #expect(status["last_api_error"] == nil, "no call has failed")
+            let sources = status["sources"]?.arrayValue ?? []
+            let scanned = sources.first { $0["id"] == "y4m:/f" }
+            let lastScan = scanned?["last_scan_at"]?.stringValue ?? ""
+            let scannedAt = scan["at"]?.stringValue ?? ""
+            // Taken as the scan is, just before it is journaled: RFC 3339 text of the same form, no later than the event.
+            #expect(lastScan.hasSuffix("Z") && lastScan.count == scannedAt.count && lastScan <= scannedAt, "\(lastScan) \(scannedAt)")
+            #expect(sources.first { $0["id"] == "nfc:R" }?["last_scan_at"] == nil, "no scan, no time: \(sources)")
+        }
+    }
+
     @Test func countersAndStatusFollowTheVerdicts() async throws {
         try await Station.run(api: nil) { station, events in
             for raw in ["one", "two", "https://sealtrust.io/c?picc_data=EF963FF7828658A5"] {
@@ -208,5 +255,27 @@ struct ScriptedSource: ScanSource {
 
     func run(report: @escaping @Sendable (SourceReport) -> Void) async {
         reports.forEach(report)
+    }
+}
+
+/// A clock the test moves by hand, for rules measured in minutes.
+final class ManualClock: Sendable {
+    private let instant = Mutex(ContinuousClock.now)
+
+    var now: ContinuousClock.Instant { instant.withLock { $0 } }
+
+    func advance(by duration: Duration) {
+        instant.withLock { $0 += duration }
+    }
+}
+
+/// The lines a logger wrote, in order.
+final class LoggedLines: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var all: [String] { lines.withLock { $0 } }
+
+    func append(_ line: String) {
+        lines.withLock { $0.append(line) }
     }
 }

@@ -27,6 +27,15 @@ import Testing
         #expect(line.contains("\"Authentic.\""))
     }
 
+    /// Found by fuzz/event-formatter: a whole number past Int64 trapped in the conversion that drops ".0".
+    @Test func aNumberBeyondInt64IsPrintedNotATrap() throws {
+        var formatter = EventFormatter()
+        let hello = try #require(formatter.line(for: try JSON.parse(#"{"type":"hello","station":"s","last_seq":1e300}"#)))
+        #expect(hello.hasSuffix("last seq 1e+300"))
+        let scan = try #require(formatter.line(for: try JSON.parse(#"{"type":"scan","seq":-9.3e18,"at":"x","source":"a","raw":"b"}"#)))
+        #expect(scan.contains("#-9.3e+18 scan"))
+    }
+
     @Test func textWithoutControlsIsLeftAsItIs() {
         #expect(TerminalText.escaped("ünïcödé ✓ \\x1b") == "ünïcödé ✓ \\x1b")
     }

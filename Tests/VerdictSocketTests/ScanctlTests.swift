@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JSONCore
 import ScanJournal
+import Synchronization
 import TestSupport
 import Testing
 import VerdictSocket
@@ -190,6 +191,40 @@ import VerdictSocket
         #expect(json.standardOutput.split(separator: "\n").count == 3, "the seam ack itself is not printed")
     }
 
+    /// The seam of `watch --reconnect`, scripted: the daemon that comes back sends a live event before the
+    /// client's `replay` reaches it, and the replay brings that event again in its place. Each is shown once, in order.
+    @Test func watchReconnectShowsAnEventOnceWhenItComesLiveAndAgainInTheReplay() throws {
+        let directory = try FakeDaemon()
+        defer { directory.tearDown() }
+        let listener = try boundSocket(at: directory.socketPath, listening: true)
+        defer { close(listener) }
+        let asked = ReceivedCommand()
+        Thread {
+            let first = accept(listener, nil, nil)
+            sendText(first, scriptedHello(lastSeq: 0) + scriptedSource(1, "absent"))
+            close(first)
+            let second = accept(listener, nil, nil)
+            sendText(second, scriptedHello(lastSeq: 2) + scriptedSource(3, "ready"))
+            let command = receiveLine(second)
+            asked.line.withLock { $0 = command }
+            let id = (try? JSON.parse(command))?["id"] ?? .null
+            let ack = JSON.object([("type", "ack"), ("id", id), ("replayed", 2)]).encoded() + "\n"
+            sendText(second, scriptedSource(2, "attached") + scriptedSource(3, "ready") + ack + scriptedSource(4, "removed"))
+            _ = receiveLine(second)  // until the watcher is gone
+            close(second)
+        }.start()
+        let watcher = try Scanctl.start(["--socket", directory.socketPath, "watch", "--reconnect"])
+        defer { watcher.stop() }
+        #expect(try watcher.readLine() == "connected to dock-3 (sealtrust-scand 0.1.0) last seq 0")
+        #expect(try watcher.readLine().hasSuffix(" #1 source camera  absent  event 1"))
+        #expect(try watcher.readLine() == "connected to dock-3 (sealtrust-scand 0.1.0) last seq 2")
+        #expect(try watcher.readLine().hasSuffix(" #2 source camera  attached  event 2"))
+        #expect(try watcher.readLine().hasSuffix(" #3 source camera  ready  event 3"))
+        #expect(try watcher.readLine().hasSuffix(" #4 source camera  removed  event 4"))
+        let command = try JSON.parse(try #require(asked.line.withLock { $0 }))
+        #expect(command["cmd"] == "replay" && command["since"] == 1, "replay from the last seq shown")
+    }
+
     @Test func versionIsPrintedWithoutADaemon() throws {
         let result = try Scanctl.run(["--version"])
         #expect(result.status == 0 && result.standardOutput == "sealtrust-scanctl 0.1.0\n")
@@ -203,6 +238,46 @@ import VerdictSocket
         let replay = try Scanctl.run(["--socket", daemon.socketPath, "verify", "https://sealtrust.io/c?x"])
         #expect(replay.status == 1 && replay.standardOutput.contains("verdict manual  replay"))
         #expect(!replay.standardOutput.contains("\u{1B}"), "no colour codes into a pipe")
+    }
+
+    /// On a terminal an alert stands out in red; `NO_COLOR` turns that off.
+    @Test(arguments: [false, true]) func alertsAreRedOnATerminalUnlessNoColorIsSet(noColor: Bool) throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        try daemon.start()
+        daemon.outcome.withLock { $0 = "replay" }
+        let terminal = try PseudoTerminal()
+        defer { terminal.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: builtProduct("sealtrust-scanctl"))
+        process.arguments = ["--socket", daemon.socketPath, "verify", "https://sealtrust.io/c?x"]
+        process.environment = ["TERM": "xterm", "PATH": "/usr/bin:/bin"].merging(noColor ? ["NO_COLOR": "1"] : [:]) { $1 }
+        let screen = try #require(FileHandle(forWritingAtPath: terminal.slavePath))
+        process.standardOutput = screen
+        try process.run()
+        try screen.close()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        let shown = try Self.terminalText(terminal, through: "replay")
+        #expect(shown.contains("verdict manual  replay"), "\(shown.debugDescription)")
+        #expect(shown.contains("\u{1B}[1;31m") == !noColor, "\(shown.debugDescription)")
+    }
+
+    /// What the terminal got, up to the end of the line that holds `word`.
+    private static func terminalText(_ terminal: PseudoTerminal, through word: String) throws -> String {
+        var bytes: [UInt8] = []
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let text = String(decoding: bytes, as: UTF8.self)
+            if let found = text.range(of: word), text[found.upperBound...].contains("\n") { return text }
+            guard ContinuousClock.now < deadline else { throw TimedOut() }
+            var waiting = pollfd(fd: terminal.master, events: Int16(POLLIN), revents: 0)
+            guard poll(&waiting, 1, 100) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = read(terminal.master, &chunk, chunk.count)
+            guard count > 0 else { throw TimedOut() }
+            bytes += chunk[0..<count]
+        }
     }
 
     @Test func replayOfRemovedEventsIsRefused() throws {
@@ -291,3 +366,33 @@ final class Scanctl {
     }
 }
 
+
+/// What a scripted peer read from the client.
+final class ReceivedCommand: Sendable {
+    let line = Mutex<String?>(nil)
+}
+
+func scriptedHello(lastSeq: Int) -> String {
+    #"{"type":"hello","protocol":1,"version":"0.1.0","station":"dock-3","sources":[],"last_seq":\#(lastSeq)}"# + "\n"
+}
+
+func scriptedSource(_ seq: Int, _ state: String) -> String {
+    let fields: [(String, JSON)] = [
+        ("type", "source"), ("seq", .int(Int64(seq))), ("at", "2026-12-01T12:00:00.000Z"), ("id", "camera"), ("medium", "qr"),
+        ("state", .string(state)), ("detail", .string("event \(seq)")),
+    ]
+    return JSON.object(fields).encoded() + "\n"
+}
+
+func sendText(_ descriptor: Int32, _ text: String) {
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+}
+
+/// One line from a blocking socket, without its newline; what came before the end when the peer leaves first.
+func receiveLine(_ descriptor: Int32) -> String {
+    var bytes: [UInt8] = []
+    var byte: UInt8 = 0
+    while recv(descriptor, &byte, 1, 0) == 1, byte != 0x0A { bytes.append(byte) }
+    return String(decoding: bytes, as: UTF8.self)
+}

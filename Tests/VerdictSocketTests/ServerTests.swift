@@ -233,6 +233,39 @@ import VerdictSocket
         #expect(throws: (any Error).self) { try TestClient(path: daemon.socketPath) }
     }
 
+    /// A chmod by path after bind leaves a window with the umask's mode, and follows a symlink swapped in meanwhile;
+    /// inotify sees any such change of mode (IN_ATTRIB), so none may come after the file appears.
+    @Test func theSocketFileIsBorn0660AndItsModeIsNeverChangedByPath() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        let watch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        try #require(watch >= 0)
+        defer { close(watch) }
+        try #require(inotify_add_watch(watch, daemon.directory, UInt32(IN_CREATE | IN_ATTRIB)) >= 0)
+        try daemon.start()
+        var changes: [(mask: UInt32, name: String)] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(watch, &buffer, buffer.count)
+            guard count > 0 else { break }
+            var offset = 0
+            while offset < count {
+                buffer.withUnsafeBytes { raw in
+                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                    let nameBytes = raw[(offset + MemoryLayout<inotify_event>.size)...].prefix(Int(event.len)).prefix { $0 != 0 }
+                    changes.append((event.mask, String(decoding: nameBytes, as: UTF8.self)))
+                    offset += MemoryLayout<inotify_event>.size + Int(event.len)
+                }
+            }
+        }
+        let socketName = (daemon.socketPath as NSString).lastPathComponent
+        #expect(changes.contains { $0.name == socketName && $0.mask & UInt32(IN_CREATE) != 0 })
+        #expect(!changes.contains { $0.name == socketName && $0.mask & UInt32(IN_ATTRIB) != 0 })
+        var info = stat()
+        #expect(lstat(daemon.socketPath, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o660)
+    }
+
     @Test func everythingPublishedBeforeStopReachesAReadingClientBeforeItsEndOfStream() throws {
         let daemon = try FakeDaemon()
         defer { daemon.tearDown() }

@@ -61,7 +61,7 @@ public final class SandboxAPI: Sendable {
     }
 
     deinit {
-        Self.stop(child)
+        ListeningTool.stop(child)
     }
 
     /// Starts a sandbox and returns once it accepts connections. `window`: rate-limit window in seconds (60 when nil).
@@ -71,31 +71,13 @@ public final class SandboxAPI: Sendable {
         if let window {
             arguments += ["--window", String(window)]
         }
-        let child = try ChildProcess("/usr/bin/python3", arguments)
-        let line: String
-        do {
-            line = try child.waitForLineBlocking(timeout: .seconds(startTimeout)) { _ in true }
-        } catch {
-            stop(child)
-            throw SandboxError.launchFailed("no LISTENING line from \(script) (its stderr is this process's): \(error)")
-        }
-        let words = line.split(separator: " ")
-        guard words.count == 2, words[0] == "LISTENING", let port = Int(words[1]) else {
-            stop(child)
-            throw SandboxError.launchFailed("unexpected first line \(line.debugDescription)")
-        }
-        return SandboxAPI(child: child, port: port)
+        let tool = try ListeningTool.start(arguments, name: script, startTimeout: startTimeout)
+        return SandboxAPI(child: tool.child, port: tool.port)
     }
 
     /// Terminates the server (SIGTERM) and waits for it; safe to call more than once.
     public func stop() {
-        Self.stop(child)
-    }
-
-    private static func stop(_ child: ChildProcess) {
-        child.closeInput()
-        child.signal(SIGTERM)
-        child.waitForExit(timeout: .seconds(5))
+        ListeningTool.stop(child)
     }
 
     /// Every non-admin request since start or the last reset, in arrival order.

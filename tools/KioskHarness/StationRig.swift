@@ -57,15 +57,10 @@ public final class StationRig: @unchecked Sendable {
     private static func waitForSocket(_ path: String) throws {
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
-            let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            if let probe = try? LineClient(path: path) {
+                probe.close()
+                return
             }
-            close(probe)
-            if connected == 0 { return }
             usleep(20_000)
         }
         throw BrowserError("the daemon did not listen on \(path) (its stderr is this process's)")
@@ -78,20 +73,6 @@ public final class StationRig: @unchecked Sendable {
 
     /// The page's address.
     public var pageURL: String { kiosk.base + "/" }
-
-    /// A chip URL as the catalogue chip writes it at a tap with `counter`.
-    public func mint(_ chip: String, counter: Int) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [repositoryRoot().appendingPathComponent("demo/mint-chip-url.py").path, chip, String(counter)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BrowserError("mint-chip-url.py \(chip) failed") }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
-    }
 
     /// Shows the camera a code that cannot be read (binary, not UTF-8): the daemon publishes a `read_error`.
     public func showUnreadableCode() throws {

@@ -1,0 +1,103 @@
+import JSONCore
+@testable import KioskBridge
+
+/// The kiosk bridge's own handling of what comes from outside (libmicrohttpd parses HTTP itself):
+/// - a `Last-Event-ID` is a seq only when it is the decimal digits of one, and then it is that seq;
+/// - an SSE frame of a daemon's event is one event, `id`, `event` and `data`, whatever the line holds (a CR or
+///   LF in it would start a field or an event: a browser would read a forged event);
+/// - `/metrics` built from any daemon messages is Prometheus text: each line a comment or `name{labels} value`,
+///   no control character, every label value closed and escaped;
+/// - every route answers, none traps.
+/// The input is read as text for the first two, and as daemon messages (JSON, and fields built from its bytes).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let input = UnsafeBufferPointer(start: data, count: size)
+    let text = String(decoding: input, as: UTF8.self)
+
+    let digits = !input.isEmpty && input.allSatisfy { (0x30...0x39).contains($0) }
+    if let seq = KioskRoutes.seq(text) {
+        check(digits && UInt64(text) == seq, "Last-Event-ID \(text) read as \(seq)")
+    } else {
+        check(!digits || input.count > 20 || UInt64(text) == nil, "Last-Event-ID \(text) refused")
+    }
+
+    let halves = input.split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)
+    let type = String(decoding: halves[0], as: UTF8.self)
+    let line = String(decoding: halves.count > 1 ? halves[1] : [], as: UTF8.self)
+    checkFrame(EventFrame.journaled(seq: UInt64(size), type: type, line: line), seq: UInt64(size), line: line)
+
+    let station = StationState(version: "0.1.0")
+    station.setReachable(size % 2 == 0)
+    if let message = try? JSON.parse(utf8: input) {
+        station.greeted(sources: message["sources"])
+        station.record(status: message)
+        station.record(event: message)
+    }
+    let source = JSON.object([("id", .string(type)), ("medium", .string(line)), ("state", "ready")])
+    station.record(status: .object([("type", "status"), ("sources", [source]), ("counters", .object([("verdicts", .object([(line, 3)]))]))]))
+    station.record(event: .object([("type", "scan"), ("medium", .string(text))]))
+    station.record(event: .object([("type", "read_error"), ("reason", .string(type))]))
+    station.record(event: .object([("type", "verdict"), ("latency_ms", .int(Int64(size) * 997 - 3_000))]))
+    checkMetrics(station.metrics())
+    _ = station.health()
+
+    let hub = EventHub()
+    let routes = KioskRoutes(page: "<html></html>", hub: hub, station: station, resume: { _ in })
+    for path in ["/", "/events", "/metrics", "/healthz", text] {
+        let request = HTTPRequest(method: type.isEmpty ? "GET" : type, path: path, requestLineBytes: size, headerBytes: size,
+                                  lastEventID: line)
+        if case .eventStream(let stream) = routes.answer(request) { stream.end() }
+    }
+    return 0
+}
+
+/// One SSE event: `id: SEQ`, `event: NAME`, `data: LINE` (its line breaks made spaces), then a blank line.
+func checkFrame(_ frame: [UInt8], seq: UInt64, line: String) {
+    check(!frame.contains(0x0D), "a CR in an SSE frame")
+    let lines = frame.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    check(lines.count == 5 && lines[3].isEmpty && lines[4].isEmpty, "not one SSE event: \(lines)")
+    check(lines[0] == "id: \(seq)", "the id of an SSE frame: \(lines[0])")
+    let name = lines[1].dropFirst("event: ".count)
+    check(lines[1].hasPrefix("event: ") && !name.isEmpty && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || $0 == "_" }
+              || lines[1] == "event: message", "an SSE event name: \(lines[1])")
+    let expected = String(decoding: line.utf8.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }, as: UTF8.self)
+    check(lines[2] == "data: " + expected, "the data of an SSE frame changed")
+}
+
+/// Prometheus text format 0.0.4, line by line.
+func checkMetrics(_ text: String) {
+    check(text.hasSuffix("\n"), "metrics end without a newline")
+    for line in text.dropLast().split(separator: "\n", omittingEmptySubsequences: false) {
+        check(!line.unicodeScalars.contains { $0.properties.generalCategory == .control }, "a control character in metrics: \(line)")
+        if line.hasPrefix("# HELP ") || line.hasPrefix("# TYPE ") { continue }
+        var scalars = line.unicodeScalars[...]
+        let name = scalars.prefix { ("a"..."z").contains($0) || $0 == "_" }
+        check(!name.isEmpty, "a sample without a name: \(line)")
+        scalars = scalars.dropFirst(name.count)
+        if scalars.first == "{" {
+            scalars = scalars.dropFirst()
+            while scalars.first != "}" {
+                let label = scalars.prefix { ("a"..."z").contains($0) || $0 == "_" }
+                scalars = scalars.dropFirst(label.count)
+                check(!label.isEmpty && scalars.first == "=" && scalars.dropFirst().first == "\"", "a bad label in: \(line)")
+                scalars = scalars.dropFirst(2)
+                while let next = scalars.first, next != "\"" {
+                    scalars = scalars.dropFirst(next == "\\" ? 2 : 1)
+                }
+                check(scalars.first == "\"", "a label value left open in: \(line)")
+                scalars = scalars.dropFirst()
+                if scalars.first == "," { scalars = scalars.dropFirst() }
+                check(scalars.first != nil, "a label set left open in: \(line)")
+            }
+            scalars = scalars.dropFirst()
+        }
+        check(scalars.first == " ", "no space before the value in: \(line)")
+        let value = String(Substring(scalars.dropFirst()))
+        check(value == "+Inf" || Double(value) != nil, "a sample's value is no number in: \(line)")
+    }
+}
+
+/// A broken property stops the fuzzer with what broke (a precondition's message is lost in -O builds).
+func check(_ condition: Bool, _ message: @autoclosure () -> String = "") {
+    if !condition { fatalError(message()) }
+}
