@@ -68,7 +68,7 @@ let package = Package(
         // Thin executables.
         .executableTarget(
             name: "sealtrust-scand",
-            dependencies: ["StationCore", "Lifecycle", "SystemdSupport", "ProductVersion"]
+            dependencies: ["StationCore", "Lifecycle", "SystemdSupport", "ProductVersion", "POSIXSupport", "StationWire"]
         ),
         .executableTarget(name: "sealtrust-scanctl", dependencies: ["StationWire", "POSIXSupport", "ProductVersion"]),
 

@@ -29,4 +29,23 @@ public enum FileDescriptor {
             written += result
         }
     }
+
+    /// Reads until the end of the file or `limit` bytes, whichever comes first, going on after a signal or a short
+    /// read: a caller that needs a bound (a configuration file named /dev/zero) asks for one byte more than it allows.
+    public static func read(_ descriptor: Int32, upTo limit: Int) throws(Errno) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: limit)
+        var filled = 0
+        while filled < limit {
+            let result = bytes.withUnsafeMutableBytes { raw in
+                Glibc.read(descriptor, raw.baseAddress! + filled, raw.count - filled)
+            }
+            if result < 0 {
+                if Glibc.errno == EINTR { continue }
+                throw .current
+            }
+            if result == 0 { break }
+            filled += result
+        }
+        return Array(bytes.prefix(filled))
+    }
 }

@@ -1,5 +1,5 @@
 import CZBar
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Frames from a V4L2 camera through zbar's video API (libv4l2 converts MJPEG and YUYV).
@@ -97,6 +97,9 @@ struct CameraSource: FrameSource {
 
     private static func errorText(_ video: OpaquePointer) -> String {
         guard let text = _zbar_error_string(UnsafeRawPointer(video), 0) else { return "no frame" }
-        return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+        let words = String(cString: text)
+        guard let first = words.firstIndex(where: { !$0.isWhitespace }), let last = words.lastIndex(where: { !$0.isWhitespace })
+        else { return "no frame" }
+        return String(words[first...last])
     }
 }

@@ -1,5 +1,5 @@
 import JSONCore
-import Foundation
+import FoundationEssentials
 import Glibc
 import Synchronization
 

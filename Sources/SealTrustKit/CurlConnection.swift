@@ -70,8 +70,10 @@ final class CurlConnection: @unchecked Sendable {
         ccurl_setopt_long(handle, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
         ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
         ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
-        // An empty proxy turns off libcurl's own reading of the environment: the configuration decides.
+        // An empty proxy, and an empty no-proxy list, turn off libcurl's own reading of the environment
+        // (`https_proxy`, `no_proxy`): the configuration decides, NO_PROXY included (the daemon reads it).
         ccurl_setopt_string(handle, CURLOPT_PROXY, settings.proxy ?? "")
+        ccurl_setopt_string(handle, CURLOPT_NOPROXY, "")
         if settings.proxy != nil {
             ccurl_setopt_long(handle, CURLOPT_HTTPPROXYTUNNEL, 1)
         }

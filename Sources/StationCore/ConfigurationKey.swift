@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandheldScanner
 import SealTrustKit
 
@@ -133,8 +133,11 @@ enum ConfigurationKey: String, CaseIterable {
     }
 
     private static func hostName(_ value: String) throws(BadValue) -> String {
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-"))
-        guard !value.isEmpty, value.unicodeScalars.allSatisfy({ allowed.contains($0) && $0.isASCII }) else {
+        let allowed = { (byte: UInt8) in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+        }
+        guard !value.isEmpty, value.utf8.allSatisfy(allowed) else {
             throw BadValue(reason: "expected a host name such as brand.example, without scheme, port or path")
         }
         return value

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import POSIXSupport
 import StationWire
 
 /// A problem with the command line or the configuration file, already worded as the one line stderr shows.
@@ -124,6 +126,11 @@ public enum DaemonCommandLine {
                 throw ConfigurationError(message: "\(setting.location): bad value '\(setting.value)' for '\(setting.key)': \(error.reason)")
             }
         }
+        // The environment's proxy is not for the hosts NO_PROXY names; a proxy set with --api-proxy is used as given.
+        if seen[ConfigurationKey.apiProxy.rawValue] == nil, let host = options.apiBase.host,
+           NoProxyList.fromEnvironment(environment)?.excludes(host: host) == true {
+            options.apiProxy = nil
+        }
         if (options.latitude == nil) != (options.longitude == nil) {
             let given = options.latitude == nil ? "longitude" : "latitude"
             throw ConfigurationError(message: "\(seen[given] ?? given): latitude and longitude go together; set both or neither")
@@ -143,9 +150,11 @@ public enum DaemonCommandLine {
         }
         for (what, path) in [("token file", tokenFile), ("CA bundle", options.apiCAFile)] {
             guard let path else { continue }
-            guard FileHandle(forReadingAtPath: path) != nil else {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
                 throw ConfigurationError(message: "\(path): cannot read the \(what): \(readFailureReason(path))")
             }
+            close(descriptor)
         }
     }
 
@@ -154,13 +163,19 @@ public enum DaemonCommandLine {
 
     /// `key = value` lines; `#` starts a comment line; blank lines are skipped.
     static func readFile(_ path: String) throws(ConfigurationError) -> [Setting] {
-        guard let data = FileHandle(forReadingAtPath: path).flatMap({ try? $0.read(upToCount: maximumFileBytes + 1) ?? Data() }) else {
+        var read: [UInt8]?
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor >= 0 {
+            read = try? FileDescriptor.read(descriptor, upTo: maximumFileBytes + 1)
+            close(descriptor)
+        }
+        guard let read else {
             throw ConfigurationError(message: "\(path): cannot read the configuration file: \(readFailureReason(path))")
         }
-        guard data.count <= maximumFileBytes else {
+        guard read.count <= maximumFileBytes else {
             throw ConfigurationError(message: "\(path): the configuration file is larger than \(maximumFileBytes >> 20) MiB")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = String(validating: read, as: UTF8.self) else {
             throw ConfigurationError(message: "\(path): the configuration file is not UTF-8 text")
         }
         var settings: [Setting] = []
@@ -168,13 +183,13 @@ public enum DaemonCommandLine {
         let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
         for (offset, rawLine) in lines.enumerated() {
             let location = "\(path):\(offset + 1)"
-            let line = rawLine.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+            let line = rawLine.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard let equals = line.firstIndex(of: "=") else {
                 throw ConfigurationError(message: "\(location): expected 'key = value', found '\(line)'")
             }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
-            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let key = line[..<equals].trimmingWhitespace()
+            let value = line[line.index(after: equals)...].trimmingWhitespace()
             guard ConfigurationKey(rawValue: key) != nil else {
                 throw ConfigurationError(message: "\(location): unknown key '\(key)'")
             }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import POSIXSupport
 import StationWire
 import Synchronization
 
@@ -61,7 +62,10 @@ public final class Logger: Sendable {
     private let output: @Sendable (String) -> Void
 
     public init(level: LogLevel, environment: [String: String] = ProcessInfo.processInfo.environment,
-                output: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
+                output: @escaping @Sendable (String) -> Void = { line in
+                    // A log line that cannot be written has nowhere else to go.
+                    try? FileDescriptor.writeAll(2, line.utf8)
+                }) {
         state = Mutex(level)
         underJournald = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
         self.output = output

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JSONCore
 import Lifecycle
 import POSIXSupport
@@ -335,7 +335,8 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         return needsRestart
     }
 
-    /// The systemd `STATUS=` text: readers, camera, handheld scanners (when any), scans so far, last API error.
+    /// The systemd `STATUS=` text: readers, camera, handheld scanners (when any), scans so far, last API error; one line,
+    /// its control characters escaped.
     public var statusLine: String {
         let all = sources.all
         let readers = all.filter { $0.medium == .nfc && $0.id != "nfc" && $0.state == .ready }.count
@@ -349,7 +350,9 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         line += "\(counters.scans) scan\(counters.scans == 1 ? "" : "s")"
         if let lastError = counters.lastAPIError { line += ", last API error: \(lastError)" }
         if log.refusal != nil { line += ", CANNOT RECORD: the journal refuses writes" }
-        return line
+        // The API's detail and a device's name come from outside: a line end in them would start another assignment
+        // of the notify message (`READY=1`, `MAINPID=`), and `systemctl status` shows the line on a terminal.
+        return TerminalText.escaped(line)
     }
 
     private func publishStatusLine() {

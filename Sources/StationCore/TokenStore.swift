@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The bearer token for passport reads, read from a file and read again whenever the file changes.
@@ -82,7 +83,7 @@ public final class TokenStore: Sendable {
                 state.token = nil
                 return (nil, Self.report("cannot read the token file \(path)", in: &state))
             }
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = text.trimmingWhitespace()
             state.token = trimmed.isEmpty ? nil : trimmed
             state.lastProblem = nil
             return (state.token, trimmed.isEmpty ? "the token file \(path) is empty" : nil)

@@ -1,8 +1,11 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Lifecycle
+import POSIXSupport
 import ProductVersion
 import ScanJournal
 import StationCore
+import StationWire
 import SystemdSupport
 import VerdictSocket
 
@@ -21,7 +24,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let environment = ProcessInfo.processInfo.environment
 
 func failAtStart(_ message: String, status: Int32) -> Never {
-    FileHandle.standardError.write(Data("sealtrust-scand: \(message)\n".utf8))
+    try? FileDescriptor.writeAll(2, "sealtrust-scand: \(TerminalText.escaped(message))\n".utf8)
     exit(status)
 }
 

@@ -45,6 +45,24 @@ struct AnswerReadingTests {
         #expect(requests.count == 1)
     }
 
+    /// FoundationNetworking hung every later call once 16 challenges had hung: each of 17 in a row ends, in time.
+    @Test func seventeenBasicChallengesInARowEachEndInTime() async throws {
+        try await withScratchFolder { folder in
+            let record = folder.appendingPathComponent("record")
+            let server = try await startNetLab(["misbehave", "--mode", "basic-challenge", "--record", record.path])
+            defer { server.stop() }
+            // A hang would end at the timeout as a timeout, never as the 401: the bound leaves room for a loaded machine.
+            let client = networkClient(port: server.port, timeout: 5)
+            for attempt in 1...17 {
+                let started = ContinuousClock.now
+                let result = await outcome(client, url: sampleChipURL)
+                #expect(result.verdict == .failure && result.error?.httpStatus == 401, "call \(attempt): \(String(describing: result.error))")
+                #expect(ContinuousClock.now - started < .seconds(4), "call \(attempt) ended in time")
+            }
+            #expect(recordedLines(record).filter { $0.hasPrefix("REQUEST") }.count == 17)
+        }
+    }
+
     @Test func fourGigabyteBodyIsCutAtOneMebibyteWithFlatMemory() async throws {
         let before = residentBytes()
         let (result, elapsed, _) = try await verify(mode: "huge-body")
