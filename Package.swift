@@ -116,7 +116,7 @@ let package = Package(
         .executableTarget(name: "mqtt-bench", path: "bench/mqtt"),
         // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).
         .executableTarget(
-            name: "scand-bench", dependencies: ["JSONCore", "ScanJournal", "SealTrustKit", "Harness"], path: "bench/scand-bench"
+            name: "scand-bench", dependencies: ["CPCSCLite", "JSONCore", "POSIXSupport", "ScanJournal", "SealTrustKit", "Harness"], path: "bench/scand-bench"
         ),
 
         // `make bench-kiosk`: from a verdict to the page showing it, through the DevTools protocol (mk/kiosk.mk).

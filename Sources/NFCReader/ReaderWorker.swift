@@ -65,7 +65,12 @@ final class ReaderWorker: Sendable {
             }
             if stopping { return }
             if let presentation {
-                emit(read(presentation, context: &context, keepingConnectionIn: &lights))
+                lights?.tagConnection = nil
+                let (event, card) = read(presentation, context: &context)
+                emit(event)
+                // The tag's transaction and connection end after the event: two pcscd round trips off the tap's path.
+                card?.endTransaction()
+                lights?.tagConnection = card
             }
             if let (signal, publishedAt) = signal {
                 lights?.show(signal, context: context, publishedAt: publishedAt)
@@ -73,40 +78,43 @@ final class ReaderWorker: Sendable {
         }
     }
 
-    private func read(_ presentation: Presentation, context: inout PCSCContext?,
-                      keepingConnectionIn lights: inout ReaderFeedback?) -> NFCEvent {
+    /// The event, and after a read the tag's connection with its transaction still open, for the caller to end.
+    private func read(_ presentation: Presentation, context: inout PCSCContext?) -> (NFCEvent, PCSCCard?) {
         do {
             let connection = try context ?? PCSCContext.establish()
             context = connection
-            lights?.tagConnection = nil
             let (uri, readAt, card) = try readURI(over: connection)
-            lights?.tagConnection = card
-            return .tagRead(TagRead(reader: reader, uri: uri, presentedAt: presentation.at,
-                                    readDuration: readAt - presentation.at))
+            return (.tagRead(TagRead(reader: reader, uri: uri, presentedAt: presentation.at, readDuration: readAt - presentation.at)),
+                    card)
         } catch let failure as TagReadFailure {
-            return .tagFailed(reader: reader, failure: failure)
+            return (.tagFailed(reader: reader, failure: failure), nil)
         } catch let error as PCSCError where error.cardIsGone {
-            return .tagFailed(reader: reader, failure: .removedDuringRead)
+            return (.tagFailed(reader: reader, failure: .removedDuringRead), nil)
         } catch let error as PCSCError where error.exchangeFailed {
-            return .tagFailed(reader: reader, failure: brokenExchange(error.description, since: presentation, context: context))
+            return (.tagFailed(reader: reader, failure: brokenExchange(error.description, since: presentation, context: context)), nil)
         } catch let error as TruncatedResponse {
-            return .tagFailed(reader: reader, failure: brokenExchange(error.description, since: presentation, context: context))
+            return (.tagFailed(reader: reader, failure: brokenExchange(error.description, since: presentation, context: context)), nil)
         } catch let error as PCSCError {
             context = nil  // perhaps pcscd went away: the next read starts afresh
-            return .tagFailed(reader: reader, failure: .io(error.description))
+            return (.tagFailed(reader: reader, failure: .io(error.description)), nil)
         } catch {
-            return .tagFailed(reader: reader, failure: .io(String(describing: error)))
+            return (.tagFailed(reader: reader, failure: .io(String(describing: error))), nil)
         }
     }
 
-    /// The URI, the moment it was in hand, and the connection, left open for the verdict's signal.
+    /// The URI, the moment it was in hand, and the connection in its transaction, which the caller ends once the URI
+    /// is reported (and keeps, for the verdict's signal, when the reader shows verdicts).
     private func readURI(over context: PCSCContext) throws -> (String, ContinuousClock.Instant, PCSCCard) {
         let card = try context.connect(to: reader)
         try card.beginTransaction()
-        defer { card.endTransaction() }
-        let message = try Type4Tag(transmit: { command in try card.transmit(command.bytes) }).readNDEFMessage()
-        let uri = try NDEFMessage.firstURI(in: message)
-        return (uri, .now, card)
+        do {
+            let message = try Type4Tag(transmit: { command in try card.transmit(command.bytes) }).readNDEFMessage()
+            let uri = try NDEFMessage.firstURI(in: message)
+            return (uri, .now, card)
+        } catch {
+            card.endTransaction()
+            throw error
+        }
     }
 
     /// An exchange that broke off is the tag leaving the field when pcscd soon sees it gone, else an I/O failure.

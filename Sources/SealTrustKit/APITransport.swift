@@ -109,7 +109,7 @@ final class APITransport: Sendable {
     private func exchange(_ request: [UInt8], bucket: APIContract.Bucket, onlyOnce: Bool) async throws(SealTrustError) -> JSONValue {
         let deadline = ContinuousClock.now + timeout
         let (pool, timeout) = (pool, timeout)
-        let result = await BlockingThread.run { () -> Result<HTTPResponse, SealTrustError> in
+        let result = await BlockingThread.run(afterwards: { pool.replenish() }) { () -> Result<HTTPResponse, SealTrustError> in
             let connection: CurlConnection
             do throws(TransportFailure) {
                 connection = try pool.connection(fresh: onlyOnce, deadline: deadline)

@@ -5,10 +5,15 @@ import Glibc
 /// Runs a blocking C call (connect, TLS, poll) on a thread of its own, so that no thread of Swift's
 /// cooperative pool ever waits on the network.
 enum BlockingThread {
-    /// `work`'s value, computed on a new thread.
-    static func run<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
+    /// `work`'s value, computed on a new thread, which then runs `afterwards`: what must follow the work but what
+    /// the caller need not wait for.
+    static func run<Value: Sendable>(afterwards: @escaping @Sendable () -> Void,
+                                     _ work: @escaping @Sendable () -> Value) async -> Value {
         await withCheckedContinuation { continuation in
-            start { continuation.resume(returning: work()) }
+            start {
+                continuation.resume(returning: work())
+                afterwards()
+            }
         }
     }
 

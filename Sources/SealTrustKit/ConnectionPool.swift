@@ -41,9 +41,9 @@ final class ConnectionPool: Sendable {
     }
 
     /// Blocks. A connection that has never carried a request when `fresh` is asked; otherwise a kept-alive
-    /// one first. Each is checked alive before it is handed out; when none is, one is opened now.
+    /// one first. Each is checked alive before it is handed out; when none is, one is opened now. The caller
+    /// calls `replenish` once its exchange is over.
     func connection(fresh: Bool, deadline: ContinuousClock.Instant) throws(TransportFailure) -> CurlConnection {
-        defer { prepareFresh() }
         while let candidate = takeIdle(fresh: fresh) {
             if candidate.isAlive {
                 return candidate
@@ -80,28 +80,41 @@ final class ConnectionPool: Sendable {
 
     private var renewAfter: Duration { keepAlive * 0.8 }
 
+    /// Blocks: opens a fresh connection on the calling thread when none is ready and none is being opened. Called
+    /// after an exchange, once its answer is handed over: opening the next connection while the request is out
+    /// would take the CPU and the server's attention from it.
+    func replenish() {
+        if claimOpening(renewing: false) { openFresh() }
+    }
+
     /// Opens a fresh connection on a thread of its own when none is ready (or, to renew, even if one is) and
-    /// none is being opened. Once it is ready, it replaces the fresh ones due for renewal.
+    /// none is being opened.
     private func prepareFresh(renewing: Bool = false) {
-        let shouldOpen = state.withLock { state in
+        guard claimOpening(renewing: renewing) else { return }
+        BlockingThread.start { [self] in openFresh() }
+    }
+
+    private func claimOpening(renewing: Bool) -> Bool {
+        state.withLock { state in
             guard renewing || state.fresh.isEmpty, !state.opening else { return false }
             state.opening = true
             return true
         }
-        guard shouldOpen else { return }
-        BlockingThread.start { [self] in
-            let opened = try? CurlConnection.open(settings, deadline: .now + openTimeout)
-            let now = ContinuousClock.now
-            let replaced = state.withLock { state -> [CurlConnection] in
-                state.opening = false
-                guard let opened else { return [] }
-                let replaced = state.fresh.filter { now - $0.idleSince >= renewAfter }
-                state.fresh.removeAll { now - $0.idleSince >= renewAfter }
-                state.fresh.append(opened)
-                return replaced
-            }
-            withExtendedLifetime(replaced) {}
+    }
+
+    /// Once the new connection is ready, it replaces the fresh ones due for renewal.
+    private func openFresh() {
+        let opened = try? CurlConnection.open(settings, deadline: .now + openTimeout)
+        let now = ContinuousClock.now
+        let replaced = state.withLock { state -> [CurlConnection] in
+            state.opening = false
+            guard let opened else { return [] }
+            let replaced = state.fresh.filter { now - $0.idleSince >= renewAfter }
+            state.fresh.removeAll { now - $0.idleSince >= renewAfter }
+            state.fresh.append(opened)
+            return replaced
         }
+        withExtendedLifetime(replaced) {}
     }
 
     /// When the fresh connection is due for renewal, or a kept one for closing; never sooner than a tenth of
