@@ -22,6 +22,18 @@ final class ScannerStation {
         (watcher, hello) = try daemon.connect()
     }
 
+    /// A station whose serial scanner is `usb-Scanner-if00`, a by-id style link in its scratch folder to `slavePath`
+    /// (then `suffix`, such as a baud rate); a test replugs the port by pointing the link at a new pty.
+    static func serial(linkedTo slavePath: String, suffix: String = "") throws -> (station: ScannerStation, link: String) {
+        var link = ""
+        let station = try ScannerStation(scanner: { directory in
+            link = directory + "/usb-Scanner-if00"
+            guard symlink(slavePath, link) == 0 else { throw HarnessError("symlink failed") }
+            return "serial:\(link)\(suffix)"
+        })
+        return (station, link)
+    }
+
     /// The scanner's entry once it is ready: from `hello` when it was ready before we connected.
     func ready() throws -> JSON? {
         let known = hello["sources"]?.arrayValue?.first { $0["id"]?.string == sourceID && $0["state"]?.string == "ready" }
@@ -220,12 +232,7 @@ struct KeyboardWedgeScannerTests {
 struct SerialScannerTests {
     @Test func linesOverAPseudoTerminalAreScansAndThePortIsPickedUpAgain() async throws {
         var terminal = try PseudoTerminal()
-        var link = ""
-        let station = try ScannerStation(scanner: { directory in
-            link = directory + "/usb-Scanner-if00"
-            guard symlink(terminal.slavePath, link) == 0 else { throw HarnessError("symlink failed") }
-            return "serial:\(link)@115200"
-        })
+        let (station, link) = try ScannerStation.serial(linkedTo: terminal.slavePath, suffix: "@115200")
         let ready = try station.ready()
         #expect(ready?["medium"]?.string == "serial" && ready?["id"]?.string == "serial:\(link)")
 
@@ -268,12 +275,7 @@ struct SerialScannerTests {
     /// stops the second picks the port up.
     @Test func aPortIsReadByOneDaemonAtATime() throws {
         let terminal = try PseudoTerminal()
-        var link = ""
-        let first = try ScannerStation(scanner: { directory in
-            link = directory + "/usb-Scanner-if00"
-            guard symlink(terminal.slavePath, link) == 0 else { throw HarnessError("symlink failed") }
-            return "serial:\(link)"
-        })
+        let (first, link) = try ScannerStation.serial(linkedTo: terminal.slavePath)
         _ = try first.ready()
         let second = try ScannerStation(scanner: { _ in "serial:\(link)" })
         let refused = try second.firstState()
@@ -294,12 +296,7 @@ struct SerialScannerTests {
     /// one by-id name, each time a new pty, one line at once, then unplugged.
     @Test func theFirstLineAfterEveryReadyIsAScan() throws {
         var terminal = try PseudoTerminal()
-        var link = ""
-        let station = try ScannerStation(scanner: { directory in
-            link = directory + "/usb-Scanner-if00"
-            guard symlink(terminal.slavePath, link) == 0 else { throw HarnessError("symlink failed") }
-            return "serial:\(link)"
-        })
+        let (station, link) = try ScannerStation.serial(linkedTo: terminal.slavePath)
         _ = try station.ready()
         for round in 1...20 {
             let code = "FIRST-LINE-\(round)"
