@@ -49,9 +49,13 @@ final class LineTap: Sendable {
 
     var count: Int { received.lines.withLock { $0.count } }
 
-    /// When the first line containing `marker` arrived.
-    func arrival(of marker: String) -> ContinuousClock.Instant? {
-        received.lines.withLock { $0.last { $0.text.contains(marker) }?.at }
+    /// When the first line from the `since`-th on (0 is the tap's first) containing `marker` arrived. Only the lines
+    /// since a sample began are searched: a search of every line so far, polled while the sample runs, would keep a
+    /// core busy for longer each sample and delay the very processes being measured.
+    func arrival(of marker: String, since index: Int, alsoContaining other: String? = nil) -> ContinuousClock.Instant? {
+        received.lines.withLock { lines in
+            lines[min(index, lines.count)...].first { $0.text.contains(marker) && other.map($0.text.contains) ?? true }?.at
+        }
     }
 
     func lastLine() -> (at: ContinuousClock.Instant, text: String)? {

@@ -100,15 +100,16 @@ let publisher = try LineTap("/usr/bin/mosquitto_pub", brokerArguments + ["-q", "
 try waitFor("mosquitto_sub receives") {
     publisher.send("warm-up")
     usleep(20_000)
-    return subscriber.arrival(of: "warm-up") != nil
+    return subscriber.arrival(of: "warm-up", since: 0) != nil
 }
 var reference: [Double] = []
 for index in 0..<samples {
     let marker = "reference-\(index)-end"
+    let first = subscriber.count
     let sent = ContinuousClock.now
     publisher.send(#"{"type":"verdict","seq":0,"request_id":"\#(marker)","padding":"\#(String(repeating: "x", count: 200))"}"#)
-    try waitFor(marker) { subscriber.arrival(of: marker) != nil }
-    reference.append(milliseconds(subscriber.arrival(of: marker)! - sent))
+    try waitFor(marker) { subscriber.arrival(of: marker, since: first) != nil }
+    reference.append(milliseconds(subscriber.arrival(of: marker, since: first)! - sent))
     usleep(5_000)
 }
 
@@ -116,18 +117,20 @@ for index in 0..<samples {
 var bridge = try startBridge()
 let client = try SocketClient(path: socketPath)
 try client.send(#"{"cmd":"verify","id":"bridge-warm-up","raw":"FOREIGN-warm-up"}"#)
-try waitFor("the bridge publishes") { subscriber.arrival(of: "bridge-warm-up") != nil }
+try waitFor("the bridge publishes") { subscriber.arrival(of: "bridge-warm-up", since: 0) != nil }
 var bridged: [Double] = []
 for index in 0..<samples {
     let marker = "bridge-\(index)-end"
+    let first = subscriber.count
     try client.send(#"{"cmd":"verify","id":"\#(marker)","raw":"FOREIGN-\#(index)"}"#)
     var verdictAt: ContinuousClock.Instant?
     while verdictAt == nil {
         let line = try client.readLine()
         if line.hasPrefix(#"{"type":"verdict""#) && line.contains(marker) { verdictAt = ContinuousClock.now }
     }
-    try waitFor(marker) { subscriber.arrival(of: "\"request_id\":\"\(marker)\"") != nil && subscriber.lastLine()?.text.contains("verdict") == true }
-    let published = subscriber.arrival(of: "\"request_id\":\"\(marker)\"")!
+    let verdict = { subscriber.arrival(of: "\"request_id\":\"\(marker)\"", since: first, alsoContaining: #"{"type":"verdict""#) }
+    try waitFor(marker) { verdict() != nil }
+    let published = verdict()!
     bridged.append(milliseconds(published - verdictAt!))
     usleep(5_000)
 }
