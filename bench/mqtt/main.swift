@@ -75,7 +75,7 @@ let backlogScans = 5_000
 let directory = try scratch()
 defer { try? FileManager.default.removeItem(atPath: directory) }
 let port = try freePort()
-try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 0\nset_tcp_nodelay true\n"
+try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 0\n"
     .write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
 let broker = try spawn("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"], log: directory + "/mosquitto.log")
 defer { end(broker) }
