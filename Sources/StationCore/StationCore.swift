@@ -34,17 +34,20 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     private enum Work: Sendable {
         /// A client's `verify`: the string exactly as given.
         case manual(raw: String, requestID: JSON?, client: ClientID)
-        case callEnded
+        /// A scan taken or a call ended: once stopping, `run` checks whether all is done.
+        case workEnded
         case stop
     }
 
-    /// The calls out and waiting, shared by the threads that take scans and the calls' threads.
+    /// The scans being taken and the calls out and waiting, shared by the threads that take scans and the calls'.
     private struct Calls {
+        /// Scans between the stop check and their call's admission: the stop waits for them too.
+        var taking = 0
         var inFlight = 0
         var waiting: [Call] = []
         var stopping = false
 
-        var areDone: Bool { inFlight == 0 && waiting.isEmpty }
+        var areDone: Bool { taking == 0 && inFlight == 0 && waiting.isEmpty }
     }
 
     /// A scan whose verdict needs the API.
@@ -59,6 +62,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 
     private let inbox = ThreadBridge<Work>()
     private let calls = Mutex(Calls())
+    private let callThreads = ParkedThreads(name: "api-call")
     private let log: EventLog
     private let logger: Logger
     private let tokens: TokenStore
@@ -131,7 +135,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
             switch work {
             case .manual(let raw, let requestID, let client):
                 take(ScanRead(raw: raw, source: "manual", medium: .manual, readAt: .now), requestID: requestID, requester: client)
-            case .callEnded:
+            case .workEnded:
                 break
             case .stop:
                 calls.withLock { $0.stopping = true }
@@ -151,9 +155,21 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     /// queued while `callsInFlightLimit` calls are out. A scan the journal refused gets no call: a chip URL is
     /// spent only for a scan the station recorded.
     private func take(_ read: ScanRead, requestID: JSON?, requester: ClientID?) {
-        guard !calls.withLock({ $0.stopping }) else {
+        let admitted = calls.withLock { calls in
+            guard !calls.stopping else { return false }
+            calls.taking += 1
+            return true
+        }
+        guard admitted else {
             logger.info("scan from \(read.source) ignored: the daemon is stopping")
             return
+        }
+        defer {
+            let stopping = calls.withLock { calls in
+                calls.taking -= 1
+                return calls.stopping
+            }
+            if stopping { inbox.send(.workEnded) }
         }
         let live = live
         let scanned = ScannedCode(raw: read.raw, extraHosts: live.options.extraHosts)
@@ -164,20 +180,33 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         let scan = StationEvent.scan(scanned.event(scanID: scanID, source: read.source, medium: read.medium, raw: read.raw,
                                                    requestID: requestID))
         defer { publishStatusLine() }
-        guard log.record(scan, requester: requester) else {
-            if let requester {
-                log.refuseUnrecorded("the scan was not journaled, so it was not verified", requestID: requestID, requester: requester)
-            }
-            return
-        }
         guard scanned.needsCall else {
+            guard log.record(scan, requester: requester) else {
+                refuseUnrecordedScan(requestID: requestID, requester: requester)
+                return
+            }
             let verdict = scanned.kind == .foreign
                 ? Verdict(foreignWith: live.texts)
                 : Verdict(chip: ScanOutcome.from(SealTrustError.invalidScanAddress), texts: live.texts, messages: live.messages)
             publish(conclude(verdict, scanID: scanID, read: read, requestID: requestID), requestID: requestID, requester: requester)
             return
         }
+        // The call starts once the scan's line is written, beside its fdatasync: a scan the journal refused gets no
+        // call, and a chip URL is spent only for a scan the station recorded.
         let call = Call(scanned: scanned, read: read, scanID: scanID, requestID: requestID, requester: requester, live: live)
+        let recorded = log.record(scan, requester: requester) {
+            self.admit(call)
+        }
+        if !recorded { refuseUnrecordedScan(requestID: requestID, requester: requester) }
+    }
+
+    private func refuseUnrecordedScan(requestID: JSON?, requester: ClientID?) {
+        guard let requester else { return }
+        log.refuseUnrecorded("the scan was not journaled, so it was not verified", requestID: requestID, requester: requester)
+    }
+
+    /// Starts `call` now, or queues it while `callsInFlightLimit` calls are out.
+    private func admit(_ call: Call) {
         let startsNow = calls.withLock { calls in
             guard calls.inFlight < Self.callsInFlightLimit else {
                 calls.waiting.append(call)
@@ -192,7 +221,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     /// Makes the call on a thread of its own, which then journals and publishes the verdict and goes on with the calls
     /// that waited for a slot.
     private func start(_ call: Call) {
-        OSThread.start(name: "api-call") { [self] in
+        callThreads.run { [self] in
             var next: Call? = call
             while let call = next {
                 answer(call)
@@ -204,7 +233,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
                     return calls.waiting.removeFirst()
                 }
             }
-            inbox.send(.callEnded)
+            inbox.send(.workEnded)
         }
     }
 
