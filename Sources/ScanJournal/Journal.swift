@@ -110,8 +110,12 @@ public final class Journal: Sendable {
     public var oldestAvailableSeq: UInt64 { state.withLock { $0.segments[0].firstSeq } }
 
     /// Adds `type`, `seq` and `at` first, then `fields`; durable before it returns.
-    public func append(type: String, fields: [(String, JSON)]) throws -> JournaledEvent {
-        try state.withLock { state throws(JournalError) -> JournaledEvent in
+    ///
+    /// `whenWritten` runs once the line is written and before it is made durable, under the journal's lock: what
+    /// may start as soon as the event is recorded (a scan's API call) starts beside the fdatasync. Once it has run,
+    /// a failed fdatasync keeps the line, whose consequence is already out, and throws `UnsyncedAppend`.
+    public func append(type: String, fields: [(String, JSON)], whenWritten: (() -> Void)? = nil) throws -> JournaledEvent {
+        let (journaled, syncFailure) = try state.withLock { state throws(JournalError) -> (JournaledEvent, JournalError?) in
             guard state.activeDescriptor >= 0 else { throw .closed }
             if state.segments[state.segments.count - 1].bytes >= segmentBytes {
                 try startSegment(&state)
@@ -128,23 +132,35 @@ public final class Journal: Sendable {
             let activePath = segmentPath(state.segments[active].firstSeq)
             do throws(JournalError) {
                 try FileCalls.writeAll(state.activeDescriptor, bytes, path: activePath)
-                try FileCalls.syncData(state.activeDescriptor, path: activePath)
             } catch {
                 try? FileCalls.truncate(state.activeDescriptor, to: state.segments[active].bytes, path: activePath)
                 throw error
             }
+            whenWritten?()
+            var syncFailure: JournalError?
+            do throws(JournalError) {
+                try FileCalls.syncData(state.activeDescriptor, path: activePath)
+            } catch {
+                guard whenWritten != nil else {
+                    try? FileCalls.truncate(state.activeDescriptor, to: state.segments[active].bytes, path: activePath)
+                    throw error
+                }
+                syncFailure = error
+            }
             state.lastSeq = seq
             state.segments[active].bytes += bytes.count
             state.segments[active].newestAt = now.seconds
-            // The event is durable and must be published: a segment retention cannot remove now (a read-only
+            // The event is durable (or its consequence is out) and must be published: a segment retention cannot remove now (a read-only
             // directory) is said once, and removed at a later append.
             do throws(JournalError) {
                 try Journal.enforceRetention(&state, directory: directory, maxBytes: maxBytes, maxAge: maxAge)
             } catch {
                 if state.reportedPlaces.insert("retention").inserted { warn("journal: retention: \(error); tried again at each append") }
             }
-            return JournaledEvent(seq: seq, type: type, line: line)
+            return (JournaledEvent(seq: seq, type: type, line: line), syncFailure)
         }
+        if let syncFailure { throw UnsyncedAppend(event: journaled, failure: syncFailure) }
+        return journaled
     }
 
     /// Every event with a `seq` above `seq`, in order.

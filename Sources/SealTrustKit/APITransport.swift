@@ -40,8 +40,20 @@ final class APITransport: Sendable {
         return URL(string: base + pathAndQuery)!
     }
 
-    /// The answer's JSON on 2xx; throws a `SealTrustError` for everything else.
+    /// The answer's JSON on 2xx; throws a `SealTrustError` for everything else. The call runs on a thread of its own.
     func send(_ request: APIContract.Request) async throws -> JSONValue {
+        try await BlockingThread.run { deliver in self.send(request, answered: deliver) }.get()
+    }
+
+    /// The same on the calling thread, which it blocks on the network: the caller's own thread, never one of Swift's
+    /// pool. `answered` runs there with the outcome before the pool opens its next connection, so that opening ahead
+    /// delays no answer and whatever the caller does next needs no hand-off between threads.
+    func send(_ request: APIContract.Request, answered: (Result<JSONValue, SealTrustError>) -> Void) {
+        answered(Result { () throws(SealTrustError) -> JSONValue in try sendNow(request) })
+        pool.replenish()
+    }
+
+    private func sendNow(_ request: APIContract.Request) throws(SealTrustError) -> JSONValue {
         var headers: [(name: String, value: String)] = [
             ("Host", endpoint.hostHeader),
             APIContract.acceptHeader,
@@ -55,15 +67,15 @@ final class APITransport: Sendable {
             if let token {
                 headers.append((APIContract.authorizationHeader, APIContract.bearer(token)))
             } else if request.authorization == .required {
-                throw SealTrustError.notAuthenticated
+                throw .notAuthenticated
             }
         }
         let bytes = HTTPRequest(method: request.method, target: endpoint.pathPrefix + request.pathAndQuery, headers: headers,
                                 body: Array((request.body ?? "").utf8)).bytes
 
-        try await limiter.admit(request.bucket)
+        try limiter.admit(request.bucket)
         do throws(SealTrustError) {
-            return try await sendWithRetry(bytes, request: request)
+            return try sendWithRetry(bytes, request: request)
         } catch {
             if Self.isStationProblem(error) {
                 lastFailureRecord.withLock { $0 = APIFailureRecord(at: Date(), error: error) }
@@ -73,18 +85,14 @@ final class APITransport: Sendable {
     }
 
     /// A read gets one more try, after a short back-off, when the first failed in a way that may pass.
-    private func sendWithRetry(_ bytes: [UInt8], request: APIContract.Request) async throws(SealTrustError) -> JSONValue {
+    private func sendWithRetry(_ bytes: [UInt8], request: APIContract.Request) throws(SealTrustError) -> JSONValue {
         do throws(SealTrustError) {
-            return try await exchange(bytes, bucket: request.bucket, onlyOnce: !request.isRetriable)
+            return try exchange(bytes, bucket: request.bucket, onlyOnce: !request.isRetriable)
         } catch {
             guard request.isRetriable && Self.isWorthRetrying(error) else { throw error }
-            do {
-                try await Task.sleep(for: Self.readRetryBackoff)
-            } catch {
-                throw SealTrustError.from(error)
-            }
-            try await limiter.admit(request.bucket)
-            return try await exchange(bytes, bucket: request.bucket, onlyOnce: false)
+            BlockingThread.pause(for: Self.readRetryBackoff)
+            try limiter.admit(request.bucket)
+            return try exchange(bytes, bucket: request.bucket, onlyOnce: false)
         }
     }
 
@@ -106,30 +114,22 @@ final class APITransport: Sendable {
     }
 
     /// One request on one connection: a fresh one when it must go `onlyOnce`, never written twice.
-    private func exchange(_ request: [UInt8], bucket: APIContract.Bucket, onlyOnce: Bool) async throws(SealTrustError) -> JSONValue {
+    private func exchange(_ request: [UInt8], bucket: APIContract.Bucket, onlyOnce: Bool) throws(SealTrustError) -> JSONValue {
         let deadline = ContinuousClock.now + timeout
-        let (pool, timeout) = (pool, timeout)
-        let result = await BlockingThread.run(afterwards: { pool.replenish() }) { () -> Result<HTTPResponse, SealTrustError> in
-            let connection: CurlConnection
-            do throws(TransportFailure) {
-                connection = try pool.connection(fresh: onlyOnce, deadline: deadline)
-            } catch {
-                return .failure(.transport(error))
-            }
-            do throws(SealTrustError) {
-                let response = try HTTPExchange.perform(request, on: connection, deadline: deadline, timeout: timeout)
-                if response.keepsConnection {
-                    pool.keep(connection)
-                }
-                return .success(response)
-            } catch {
-                return .failure(error)
-            }
+        let connection: CurlConnection
+        do throws(TransportFailure) {
+            connection = try pool.connection(fresh: onlyOnce, deadline: deadline)
+        } catch {
+            throw .transport(error)
         }
-        return try await answer(result.get(), bucket: bucket)
+        let response = try HTTPExchange.perform(request, on: connection, deadline: deadline, timeout: timeout)
+        if response.keepsConnection {
+            pool.keep(connection)
+        }
+        return try answer(response, bucket: bucket)
     }
 
-    private func answer(_ response: HTTPResponse, bucket: APIContract.Bucket) async throws(SealTrustError) -> JSONValue {
+    private func answer(_ response: HTTPResponse, bucket: APIContract.Bucket) throws(SealTrustError) -> JSONValue {
         let body = try? JSONValue.parse(utf8: response.body)
         switch response.status {
         case 200...299:
@@ -139,7 +139,7 @@ final class APITransport: Sendable {
             return body
         case 429:
             let seconds = Self.retryAfterSeconds(response) ?? APIContract.defaultRetryAfterSeconds
-            await limiter.block(bucket, seconds: seconds)
+            limiter.block(bucket, seconds: seconds)
             throw Self.apiError(status: 429, body: body, retryAfterSeconds: seconds)
         default:
             throw Self.apiError(status: response.status, body: body, retryAfterSeconds: nil)

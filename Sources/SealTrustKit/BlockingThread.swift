@@ -5,16 +5,25 @@ import Glibc
 /// Runs a blocking C call (connect, TLS, poll) on a thread of its own, so that no thread of Swift's
 /// cooperative pool ever waits on the network.
 enum BlockingThread {
-    /// `work`'s value, computed on a new thread, which then runs `afterwards`: what must follow the work but what
-    /// the caller need not wait for.
-    static func run<Value: Sendable>(afterwards: @escaping @Sendable () -> Void,
-                                     _ work: @escaping @Sendable () -> Value) async -> Value {
+    /// The value `work` hands to `deliver`, computed on a new thread. `work` must call `deliver` exactly once; what it does
+    /// after that (open the next connection) runs on the thread without delaying the caller.
+    static func run<Value: Sendable>(_ work: @escaping @Sendable (_ deliver: (Value) -> Void) -> Void) async -> Value {
         await withCheckedContinuation { continuation in
             start {
-                continuation.resume(returning: work())
-                afterwards()
+                work { continuation.resume(returning: $0) }
             }
         }
+    }
+
+    /// Blocks the calling thread, one of ours, for `duration`: a retry's back-off between two blocking calls.
+    static func pause(for duration: Duration) {
+        var end = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &end)
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = end.tv_nsec + Int(attoseconds / 1_000_000_000)
+        end.tv_sec += Int(seconds) + nanoseconds / 1_000_000_000
+        end.tv_nsec = nanoseconds % 1_000_000_000
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end, nil) == EINTR {}
     }
 
     /// Starts `work` on a detached thread and returns at once. When the system refuses a thread

@@ -87,4 +87,31 @@ public final class SealTrustClient: Sendable {
     public func claimState(ticketID: String) async throws -> ClaimState {
         try APIContract.claimState(await transport.send(APIContract.claimState(ticketID: ticketID)))
     }
+
+    // MARK: On the caller's own thread
+
+    /// `verifyScan`, on the calling thread, which it blocks on the network: for a caller that runs each call on a thread
+    /// of its own and goes on there with the answer. The daemon journals and publishes a verdict this way, with no
+    /// hand-off between threads after the answer. Never retried.
+    public func verifyScan(_ proof: ChipProof, latitude: Double? = nil, longitude: Double? = nil,
+                           answeredOnThisThread answered: (Result<ScanVerification, any Error>) -> Void) {
+        transport.send(APIContract.verifyScan(url: proof.url, latitude: latitude, longitude: longitude)) { outcome in
+            answered(Result { try APIContract.scanVerification(outcome.get()) })
+        }
+    }
+
+    /// `passport`, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
+    public func passport(identifier: String, tier: AccessTier = .public,
+                         answeredOnThisThread answered: (Result<Passport, any Error>) -> Void) {
+        transport.send(APIContract.passport(identifier: identifier, tier: tier)) { outcome in
+            answered(Result { try APIContract.passport(outcome.get()) })
+        }
+    }
+
+    /// `referencePassport`, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
+    public func referencePassport(gtin: String, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void) {
+        transport.send(APIContract.referencePassport(gtin: gtin)) { outcome in
+            answered(Result { try APIContract.passport(outcome.get()) })
+        }
+    }
 }

@@ -90,8 +90,7 @@ public final class StationConnection: Sendable {
 
     /// The reader thread: hands lines over until the socket ends or the connection is closed.
     private static func readLines(from socket: SocketDescriptor, wake: WakeEvent, into inbox: LineInbox) {
-        var buffer: [UInt8] = []
-        var scanned = 0
+        var splitter = StationLineSplitter(maximumLineBytes: maximumLineBytes)
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
             let (ended, full) = inbox.status
@@ -115,21 +114,12 @@ public final class StationConnection: Sendable {
                 inbox.finish(.closedByDaemon)
                 return
             }
-            buffer.append(contentsOf: chunk[0..<count])
-            var lines: [String] = []
-            var start = 0
-            while let newline = buffer[(start + scanned)...].firstIndex(of: 0x0A) {
-                lines.append(String(decoding: buffer[start..<newline], as: UTF8.self))
-                start = newline + 1
-                scanned = 0
-            }
-            buffer.removeFirst(start)
-            scanned = buffer.count
-            if buffer.count > maximumLineBytes {
+            let (lines, tooLong) = splitter.append(chunk[0..<count])
+            if !lines.isEmpty { inbox.push(lines) }
+            if tooLong {
                 inbox.finish(.lineTooLong(bytes: maximumLineBytes))
                 return
             }
-            if !lines.isEmpty { inbox.push(lines) }
         }
     }
 }

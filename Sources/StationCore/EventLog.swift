@@ -29,28 +29,38 @@ final class EventLog: Sendable {
 
     /// Journals and publishes `event`; false when the journal refused it, and then nobody receives it.
     /// The log says when the journal starts refusing and when it records again, not every refused event.
+    /// `whenWritten`: see `Journal.append`; once it has run, the event is published even if its fdatasync failed.
     @discardableResult
-    func record(_ event: StationEvent, requester: ClientID? = nil) -> Bool {
+    func record(_ event: StationEvent, requester: ClientID? = nil, whenWritten: (() -> Void)? = nil) -> Bool {
         order.withLock { _ in
+            let journaled: JournaledEvent
             do {
-                let journaled = try journal.append(type: event.type.rawValue, fields: event.fields)
+                journaled = try journal.append(type: event.type.rawValue, fields: event.fields, whenWritten: whenWritten)
                 if let ended = currentRefusal.withLock({ $0.take() }) {
                     logger.notice("the journal records again (it could not since \(ended.since): \(ended.detail))")
                 }
-                publisher.publish(journaled, requester: requester)
-                return true
+            } catch let unsynced as UnsyncedAppend {
+                noteRefusal("\(unsynced)", of: event,
+                            consequence: "the \(event.type.rawValue) was published, and may not survive a power cut")
+                journaled = unsynced.event
             } catch {
-                let refusal = Refusal(since: Timestamp.now().text, detail: "\(error)")
-                let isNew = currentRefusal.withLock { current in
-                    defer { if current == nil { current = refusal } }
-                    return current == nil
-                }
-                if isNew {
-                    logger.error("the station cannot record: the journal refused a \(event.type.rawValue) event (\(refusal.detail)); "
-                                 + "until it records again, scans are not verified (no API call) and `verify` is answered cannot_record")
-                }
+                noteRefusal("\(error)", of: event,
+                            consequence: "until it records again, scans are not verified (no API call) and `verify` is answered cannot_record")
                 return false
             }
+            publisher.publish(journaled, requester: requester)
+            return true
+        }
+    }
+
+    private func noteRefusal(_ detail: String, of event: StationEvent, consequence: String) {
+        let refusal = Refusal(since: Timestamp.now().text, detail: detail)
+        let isNew = currentRefusal.withLock { current in
+            defer { if current == nil { current = refusal } }
+            return current == nil
+        }
+        if isNew {
+            logger.error("the station cannot record: the journal refused a \(event.type.rawValue) event (\(detail)); \(consequence)")
         }
     }
 

@@ -3,7 +3,7 @@ import StationWire
 /// Something that reads codes: an NFC reader, a camera or a Y4M stream, and later a handheld scanner.
 ///
 /// A source runs as a service of its own; it hands each report to the station core at once, from the thread that
-/// read it (the core's inbox is the one hand-off between a reader and the pipeline).
+/// read it, which the core uses to journal it: no hand-off between a reader and the pipeline.
 public protocol ScanSource: Sendable {
     /// For the log: "nfc", "qr".
     var name: String { get }

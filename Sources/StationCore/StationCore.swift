@@ -12,9 +12,11 @@ import VerdictSocket
 /// Joins the station's sources, the parser and the API client: one `scan` and one `verdict` per string read,
 /// every event journaled before it is published.
 ///
-/// One task (`run`) takes every report, in arrival order, from the inbox that the sources' threads and the socket
-/// server feed; it classifies each string, starts its API call as a child task, and journals the `scan` while the call
-/// is out. A call's task journals its own `verdict`. Nothing else hands work between threads.
+/// A source's report is handled on the thread that read it: the scan is classified and journaled there, and its API
+/// call gets a thread of its own, which journals and publishes the verdict. So from card-present to the socket write
+/// a chip scan crosses two threads' hand-offs: the reader's monitor to its read thread, and that to the call's
+/// thread. The `run` task takes what the socket server's thread must not wait for (a client's `verify`), and
+/// waits, at stop, for the calls in flight.
 public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     public let name = "station core"
     public static let clientIdentifier = "sealtrust-scand/\(ProductVersion.current)"
@@ -30,11 +32,22 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     }
 
     private enum Work: Sendable {
-        case report(SourceReport)
         /// A client's `verify`: the string exactly as given.
         case manual(raw: String, requestID: JSON?, client: ClientID)
-        case callEnded
+        /// A scan taken or a call ended: once stopping, `run` checks whether all is done.
+        case workEnded
         case stop
+    }
+
+    /// The scans being taken and the calls out and waiting, shared by the threads that take scans and the calls'.
+    private struct Calls {
+        /// Scans between the stop check and their call's admission: the stop waits for them too.
+        var taking = 0
+        var inFlight = 0
+        var waiting: [Call] = []
+        var stopping = false
+
+        var areDone: Bool { taking == 0 && inFlight == 0 && waiting.isEmpty }
     }
 
     /// A scan whose verdict needs the API.
@@ -48,6 +61,8 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     }
 
     private let inbox = ThreadBridge<Work>()
+    private let calls = Mutex(Calls())
+    private let callThreads = ParkedThreads(name: "api-call")
     private let log: EventLog
     private let logger: Logger
     private let tokens: TokenStore
@@ -98,49 +113,34 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         return SourceService(source: source, core: self)
     }
 
-    /// Takes a source's report; callable from any thread. A note is only logged, on the caller's thread.
+    /// Handles a source's report on the caller's thread, which it blocks while the event is journaled (an fdatasync).
     public func receive(_ report: SourceReport) {
-        if case .note(let text) = report {
+        switch report {
+        case .state(let event, let replacing):
+            sourceChanged(event, replacing: replacing)
+        case .readError(let failure):
+            readFailed(failure)
+        case .note(let text):
             logger.debug(text)
-            return
+        case .scan(let read):
+            take(read, requestID: nil, requester: nil)
         }
-        inbox.send(.report(report))
     }
 
     // MARK: The loop
 
-    /// Takes reports until stopped, then lets the calls in flight finish.
+    /// Takes clients' `verify` commands until stopped, then waits for the calls in flight to finish.
     public func run() async {
-        await withDiscardingTaskGroup { group in
-            var callsInFlight = 0
-            var waiting: [Call] = []
-            var stopping = false
-            for await work in inbox.elements {
-                switch work {
-                case .report(.state(let event, let replacing)):
-                    sourceChanged(event, replacing: replacing)
-                case .report(.readError(let failure)):
-                    readFailed(failure)
-                case .report(.note):
-                    break  // logged by `receive`
-                case .report(.scan(let read)):
-                    take(read, requestID: nil, requester: nil, stopping: stopping, callsInFlight: &callsInFlight,
-                         waiting: &waiting, group: &group)
-                case .manual(let raw, let requestID, let client):
-                    let read = ScanRead(raw: raw, source: "manual", medium: .manual, readAt: .now)
-                    take(read, requestID: requestID, requester: client, stopping: stopping, callsInFlight: &callsInFlight,
-                         waiting: &waiting, group: &group)
-                case .callEnded:
-                    if waiting.isEmpty {
-                        callsInFlight -= 1
-                    } else {
-                        start(waiting.removeFirst(), in: &group)
-                    }
-                case .stop:
-                    stopping = true
-                }
-                if stopping && callsInFlight == 0 && waiting.isEmpty { break }
+        for await work in inbox.elements {
+            switch work {
+            case .manual(let raw, let requestID, let client):
+                take(ScanRead(raw: raw, source: "manual", medium: .manual, readAt: .now), requestID: requestID, requester: client)
+            case .workEnded:
+                break
+            case .stop:
+                calls.withLock { $0.stopping = true }
             }
+            if calls.withLock({ $0.stopping && $0.areDone }) { break }
         }
     }
 
@@ -154,11 +154,22 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     /// Journals the `scan` (in arrival order), then answers it: at once when no call is needed, else by a call,
     /// queued while `callsInFlightLimit` calls are out. A scan the journal refused gets no call: a chip URL is
     /// spent only for a scan the station recorded.
-    private func take(_ read: ScanRead, requestID: JSON?, requester: ClientID?, stopping: Bool, callsInFlight: inout Int,
-                      waiting: inout [Call], group: inout DiscardingTaskGroup) {
-        guard !stopping else {
+    private func take(_ read: ScanRead, requestID: JSON?, requester: ClientID?) {
+        let admitted = calls.withLock { calls in
+            guard !calls.stopping else { return false }
+            calls.taking += 1
+            return true
+        }
+        guard admitted else {
             logger.info("scan from \(read.source) ignored: the daemon is stopping")
             return
+        }
+        defer {
+            let stopping = calls.withLock { calls in
+                calls.taking -= 1
+                return calls.stopping
+            }
+            if stopping { inbox.send(.workEnded) }
         }
         let live = live
         let scanned = ScannedCode(raw: read.raw, extraHosts: live.options.extraHosts)
@@ -169,36 +180,69 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         let scan = StationEvent.scan(scanned.event(scanID: scanID, source: read.source, medium: read.medium, raw: read.raw,
                                                    requestID: requestID))
         defer { publishStatusLine() }
-        guard log.record(scan, requester: requester) else {
-            if let requester {
-                log.refuseUnrecorded("the scan was not journaled, so it was not verified", requestID: requestID, requester: requester)
-            }
-            return
-        }
         guard scanned.needsCall else {
+            guard log.record(scan, requester: requester) else {
+                refuseUnrecordedScan(requestID: requestID, requester: requester)
+                return
+            }
             let verdict = scanned.kind == .foreign
                 ? Verdict(foreignWith: live.texts)
                 : Verdict(chip: ScanOutcome.from(SealTrustError.invalidScanAddress), texts: live.texts, messages: live.messages)
             publish(conclude(verdict, scanID: scanID, read: read, requestID: requestID), requestID: requestID, requester: requester)
             return
         }
+        // The call starts once the scan's line is written, beside its fdatasync: a scan the journal refused gets no
+        // call, and a chip URL is spent only for a scan the station recorded.
         let call = Call(scanned: scanned, read: read, scanID: scanID, requestID: requestID, requester: requester, live: live)
-        if callsInFlight < Self.callsInFlightLimit {
-            callsInFlight += 1
-            start(call, in: &group)
-        } else {
-            waiting.append(call)
+        let recorded = log.record(scan, requester: requester) {
+            self.admit(call)
+        }
+        if !recorded { refuseUnrecordedScan(requestID: requestID, requester: requester) }
+    }
+
+    private func refuseUnrecordedScan(requestID: JSON?, requester: ClientID?) {
+        guard let requester else { return }
+        log.refuseUnrecorded("the scan was not journaled, so it was not verified", requestID: requestID, requester: requester)
+    }
+
+    /// Starts `call` now, or queues it while `callsInFlightLimit` calls are out.
+    private func admit(_ call: Call) {
+        let startsNow = calls.withLock { calls in
+            guard calls.inFlight < Self.callsInFlightLimit else {
+                calls.waiting.append(call)
+                return false
+            }
+            calls.inFlight += 1
+            return true
+        }
+        if startsNow { start(call) }
+    }
+
+    /// Makes the call on a thread of its own, which then journals and publishes the verdict and goes on with the calls
+    /// that waited for a slot.
+    private func start(_ call: Call) {
+        callThreads.run { [self] in
+            var next: Call? = call
+            while let call = next {
+                answer(call)
+                next = calls.withLock { calls in
+                    guard !calls.waiting.isEmpty else {
+                        calls.inFlight -= 1
+                        return nil
+                    }
+                    return calls.waiting.removeFirst()
+                }
+            }
+            inbox.send(.workEnded)
         }
     }
 
-    /// Makes the call in a child task, which journals the verdict.
-    private func start(_ call: Call, in group: inout DiscardingTaskGroup) {
-        group.addTask {
-            let verdict = await self.verdict(for: call)
-            let event = self.conclude(verdict, scanID: call.scanID, read: call.read, requestID: call.requestID)
-            self.publish(event, requestID: call.requestID, requester: call.requester)
-            self.publishStatusLine()
-            self.inbox.send(.callEnded)
+    /// Publishes the verdict of `call` from this thread, as soon as the API answered.
+    private func answer(_ call: Call) {
+        verdict(for: call) { verdict in
+            publish(conclude(verdict, scanID: call.scanID, read: call.read, requestID: call.requestID),
+                    requestID: call.requestID, requester: call.requester)
+            publishStatusLine()
         }
     }
 
@@ -214,30 +258,34 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         for source in runningSources.withLock({ $0 }) { source.show(verdict) }
     }
 
-    /// One call, and a chip URL exactly once: never resent on our own.
-    private func verdict(for call: Call) async -> Verdict {
+    /// One call, and a chip URL exactly once: never resent on our own. Blocks the calling thread on the network;
+    /// `then` gets the verdict on it, before the client opens its next connection.
+    private func verdict(for call: Call, then conclude: (Verdict) -> Void) {
         let live = call.live
         switch call.scanned {
         case .chip(let proof):
             let position = live.options.coordinates
-            do {
-                let verification = try await live.client.verifyScan(proof, latitude: position?.latitude, longitude: position?.longitude)
-                return Verdict(chip: ScanOutcome.from(verification), texts: live.texts, messages: live.messages)
-            } catch {
-                return Verdict(chip: ScanOutcome.from(error), texts: live.texts, messages: live.messages)
+            live.client.verifyScan(proof, latitude: position?.latitude, longitude: position?.longitude) { outcome in
+                switch outcome {
+                case .success(let verification):
+                    conclude(Verdict(chip: ScanOutcome.from(verification), texts: live.texts, messages: live.messages))
+                case .failure(let error):
+                    conclude(Verdict(chip: ScanOutcome.from(error), texts: live.texts, messages: live.messages))
+                }
             }
         case .printedSerial(let printed):
-            do {
-                return Verdict(passport: try await live.client.passport(identifier: printed.serial, tier: live.options.tier),
-                               ofModel: false, texts: live.texts)
-            } catch {
-                return Verdict(passportError: error, texts: live.texts, messages: live.messages)
+            live.client.passport(identifier: printed.serial, tier: live.options.tier) { outcome in
+                switch outcome {
+                case .success(let passport): conclude(Verdict(passport: passport, ofModel: false, texts: live.texts))
+                case .failure(let error): conclude(Verdict(passportError: error, texts: live.texts, messages: live.messages))
+                }
             }
         case .productReference(let gtin):
-            do {
-                return Verdict(passport: try await live.client.referencePassport(gtin: gtin), ofModel: true, texts: live.texts)
-            } catch {
-                return Verdict(passportError: error, texts: live.texts, messages: live.messages)
+            live.client.referencePassport(gtin: gtin) { outcome in
+                switch outcome {
+                case .success(let passport): conclude(Verdict(passport: passport, ofModel: true, texts: live.texts))
+                case .failure(let error): conclude(Verdict(passportError: error, texts: live.texts, messages: live.messages))
+                }
             }
         case .chipWithoutProof, .foreign:
             preconditionFailure("answered without a call")

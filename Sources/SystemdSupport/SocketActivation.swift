@@ -20,13 +20,15 @@ public enum SocketActivation {
         guard let count, let number = Int32(count), number >= 0, number <= Int32.max - firstDescriptor else {
             return .failure(SystemCallError("LISTEN_FDS \(count ?? "")", errno: Errno(EINVAL)))
         }
-        let descriptors = Array(firstDescriptor..<(firstDescriptor + number))
-        for descriptor in descriptors {
+        // One at a time: a count of two billion stops at the first descriptor not open, without an array that large.
+        var descriptors: [Int32] = []
+        for descriptor in firstDescriptor..<(firstDescriptor + number) {
             do {
                 try FileDescriptor.setCloseOnExec(descriptor)
             } catch {
                 return .failure(SystemCallError("fcntl \(descriptor)", errno: error))
             }
+            descriptors.append(descriptor)
         }
         return .success(descriptors)
     }

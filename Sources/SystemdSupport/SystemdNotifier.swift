@@ -22,8 +22,8 @@ public struct SystemdNotifier: Sendable {
         address = Result { () throws(SystemCallError) in try UnixSocketAddress.notifySocket(notifySocket) }
         let ownPID = watchdogPID.map { Int32($0) == getpid() } ?? true
         if ownPID, let text = watchdogMicroseconds, let microseconds = UInt64(text), microseconds > 0 {
-            // Half the timeout, so one late wake-up of a busy loop does not count as a wedge.
-            watchdogInterval = .microseconds(Int64(clamping: microseconds / 2))
+            // Half the timeout, so one late wake-up of a busy loop does not count as a wedge; never zero (WATCHDOG_USEC=1).
+            watchdogInterval = .microseconds(Int64(clamping: max(microseconds / 2, 1)))
         } else {
             watchdogInterval = nil
         }

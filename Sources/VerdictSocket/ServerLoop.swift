@@ -4,15 +4,16 @@ import POSIXSupport
 import ScanJournal
 import StationWire
 
-/// The server thread: one poll(2) loop over the listening socket, the mailbox and every client.
-/// All client state lives here, so publish and replay are ordered without locks.
+/// Every client's state, and the work of one turn of the server thread's poll(2) over the listening socket, the wake
+/// pipe and every client. `SharedServerLoop` holds it under one lock: the server thread takes it for a turn, and a
+/// publishing thread takes it to write an event to the clients itself, so that publish and replay stay ordered.
 final class ServerLoop {
     static let maximumLineBytes = 65_536
     /// Gives clients this long to take what was published before stop; one that does not read cannot hold up the exit.
     static let stopFlushLimit = Duration.seconds(1)
 
     private let listenDescriptor: Int32
-    private let mailbox: ServerMailbox
+    private let wake: ServerWake
     private let configuration: VerdictServerConfiguration
     private let journal: Journal
     private let delegate: any VerdictServerDelegate
@@ -34,66 +35,61 @@ final class ServerLoop {
     static let replayBytesPerTurn = 65_536
     /// The client that the last turn's replay work ended with: the next turn starts after it.
     private var lastReplayServed: UInt64 = 0
+    /// Set when a client gets output queued or is closed: the server thread's poll set no longer fits.
+    private(set) var pollSetChanged = false
 
     init(
-        listenDescriptor: Int32, mailbox: ServerMailbox, configuration: VerdictServerConfiguration, journal: Journal,
+        listenDescriptor: Int32, wake: ServerWake, configuration: VerdictServerConfiguration, journal: Journal,
         delegate: any VerdictServerDelegate
     ) {
         self.listenDescriptor = listenDescriptor
-        self.mailbox = mailbox
+        self.wake = wake
         self.configuration = configuration
         self.journal = journal
         self.delegate = delegate
         self.replayLowWater = max(4_096, min(262_144, configuration.clientQueueBytes / 4))
     }
 
-    func run() {
-        var descriptors: [pollfd] = []
-        var order: [Int32] = []
-        while true {
-            descriptors.removeAll(keepingCapacity: true)
-            order.removeAll(keepingCapacity: true)
-            descriptors.append(pollfd(fd: mailbox.wakeDescriptor, events: Int16(POLLIN), revents: 0))
-            if let resumes = acceptResumes, resumes <= .now { acceptResumes = nil }
-            descriptors.append(pollfd(fd: acceptResumes == nil ? listenDescriptor : -1, events: Int16(POLLIN), revents: 0))
-            var replayWaiting = false
-            for (descriptor, client) in clients {
-                var events = client.readingEnded ? Int16(0) : Int16(POLLIN)
-                if client.queuedBytes > 0 { events |= Int16(POLLOUT) }
-                if client.replay != nil && client.queuedBytes < replayLowWater { replayWaiting = true }
-                descriptors.append(pollfd(fd: descriptor, events: events, revents: 0))
-                order.append(descriptor)
-            }
-            let timeout: Int32 = replayWaiting ? 0 : (acceptResumes == nil ? -1 : 100)
-            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
-            if ready < 0 && errno != EINTR { break }
-
-            let letters = mailbox.take()
-            for letter in letters.posted {
-                switch letter {
-                case .event(let event, let requester): deliver(event, requester: requester)
-                case .refusal(let requestID, let requester, let code, let detail):
-                    refuse(requestID: requestID, requester: requester, code, detail)
-                }
-            }
-            if letters.stopping { break }
-
-            for (index, descriptor) in order.enumerated() {
-                let revents = Int32(descriptors[index + 2].revents)
-                guard revents != 0, let client = clients[descriptor] else { continue }
-                if client.readingEnded && revents & (POLLHUP | POLLERR | POLLNVAL) != 0 {
-                    disconnect(client)  // gone both ways: nothing more can reach it
-                } else if revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL) != 0 {
-                    receive(from: client)
-                }
-                if !client.isClosed && revents & POLLOUT != 0 && !client.flush() {
-                    disconnect(client)
-                }
-                closeIfAnswered(client)
-            }
-            if descriptors[1].revents != 0 { acceptClients() }
-            continueReplays()
+    /// Fills the poll set for the next turn (the wake pipe first, the listening socket second) and returns poll's timeout.
+    func prepareTurn(_ descriptors: inout [pollfd], _ order: inout [Int32]) -> Int32 {
+        pollSetChanged = false
+        descriptors.removeAll(keepingCapacity: true)
+        order.removeAll(keepingCapacity: true)
+        descriptors.append(pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0))
+        if let resumes = acceptResumes, resumes <= .now { acceptResumes = nil }
+        descriptors.append(pollfd(fd: acceptResumes == nil ? listenDescriptor : -1, events: Int16(POLLIN), revents: 0))
+        var replayWaiting = false
+        for (descriptor, client) in clients {
+            var events = client.readingEnded ? Int16(0) : Int16(POLLIN)
+            if client.queuedBytes > 0 { events |= Int16(POLLOUT) }
+            if client.replay != nil && client.queuedBytes < replayLowWater { replayWaiting = true }
+            descriptors.append(pollfd(fd: descriptor, events: events, revents: 0))
+            order.append(descriptor)
         }
+        return replayWaiting ? 0 : (acceptResumes == nil ? -1 : 100)
+    }
+
+    /// Serves what poll found ready. A client closed since `prepareTurn` is no longer in `clients` and is skipped.
+    func serveTurn(_ descriptors: [pollfd], _ order: [Int32]) {
+        for (index, descriptor) in order.enumerated() {
+            let revents = Int32(descriptors[index + 2].revents)
+            guard revents != 0, let client = clients[descriptor] else { continue }
+            if client.readingEnded && revents & (POLLHUP | POLLERR | POLLNVAL) != 0 {
+                disconnect(client)  // gone both ways: nothing more can reach it
+            } else if revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL) != 0 {
+                receive(from: client)
+            }
+            if !client.isClosed && revents & POLLOUT != 0 && !client.flush() {
+                disconnect(client)
+            }
+            closeIfAnswered(client)
+        }
+        if descriptors[1].revents != 0 { acceptClients() }
+        continueReplays()
+    }
+
+    /// At stop: what was published reaches clients that read within `stopFlushLimit`, then every client is closed.
+    func finish() {
         flushQueues(until: .now + ServerLoop.stopFlushLimit)
         for client in Array(clients.values) { disconnect(client) }
     }
@@ -115,7 +111,9 @@ final class ServerLoop {
 
     // MARK: Events
 
-    private func deliver(_ event: JournaledEvent, requester: ClientID?) {
+    /// Writes `event` to each client that gets it, on the caller's thread; what a client's socket does not take now
+    /// waits in its queue for the server thread.
+    func deliver(_ event: JournaledEvent, requester: ClientID?) {
         var bytes = Array(event.line.utf8)
         bytes.append(0x0A)
         let type = EventType(rawValue: event.type)
@@ -131,7 +129,7 @@ final class ServerLoop {
     }
 
     /// A `verify` answered by an error instead of its verdict: the requester, if still here, owes no verdict for it.
-    private func refuse(requestID: JSON?, requester: ClientID, _ code: ErrorCode, _ detail: String) {
+    func refuse(requestID: JSON?, requester: ClientID, _ code: ErrorCode, _ detail: String) {
         guard let client = clients.values.first(where: { $0.id == requester }) else { return }
         client.verdictsOwed -= 1
         sendError(code, detail, id: requestID ?? .null, to: client)
@@ -150,6 +148,7 @@ final class ServerLoop {
             client.queue(bytes[...])
             return
         }
+        defer { if client.queuedBytes > 0 { pollSetChanged = true } }
         // Nothing waiting: send straight from the shared bytes and keep only what the kernel did not take.
         let sent = try? bytes.withUnsafeBytes { raw throws(Errno) in try UnixSocket.sendNow(client.descriptor, raw) }
         guard let sent else {
@@ -198,7 +197,7 @@ final class ServerLoop {
                 continue
             }
             clients[descriptor] = client
-            mailbox.clientCount.store(clients.count, ordering: .relaxed)
+            wake.clientCount.store(clients.count, ordering: .relaxed)
             send(ServerAnswer.hello(delegate.helloFields()), to: client)
         }
     }
@@ -208,7 +207,8 @@ final class ServerLoop {
         client.isClosed = true
         close(client.descriptor)
         clients[client.descriptor] = nil
-        mailbox.clientCount.store(clients.count, ordering: .relaxed)
+        pollSetChanged = true
+        wake.clientCount.store(clients.count, ordering: .relaxed)
     }
 
     private func receive(from client: ClientConnection) {

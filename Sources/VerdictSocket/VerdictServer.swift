@@ -14,7 +14,8 @@ public final class VerdictServer: EventPublisher, Service {
 
     private struct Running {
         let listenDescriptor: Int32
-        let mailbox: ServerMailbox
+        let wake: ServerWake
+        let loop: SharedServerLoop
         let finished: ThreadSignal
     }
 
@@ -33,7 +34,7 @@ public final class VerdictServer: EventPublisher, Service {
     public func start(delegate: any VerdictServerDelegate) throws {
         try running.withLock { running throws(VerdictServerError) in
             guard running == nil else { throw .alreadyStarted }
-            let mailbox = try ServerMailbox()
+            let wake = try ServerWake()
             let listenDescriptor: Int32
             if let inherited = configuration.inheritedDescriptor {
                 do throws(Errno) {
@@ -46,30 +47,30 @@ public final class VerdictServer: EventPublisher, Service {
                 listenDescriptor = try SocketFile.listen(path: configuration.path)
             }
             let finished = ThreadSignal()
-            let configuration = configuration
-            let journal = journal
+            let loop = SharedServerLoop(
+                ServerLoop(listenDescriptor: listenDescriptor, wake: wake, configuration: configuration, journal: journal,
+                           delegate: delegate),
+                wake: wake)
             OSThread.start(name: "verdict-socket") {
-                ServerLoop(
-                    listenDescriptor: listenDescriptor, mailbox: mailbox, configuration: configuration,
-                    journal: journal, delegate: delegate
-                ).run()
+                loop.run()
                 finished.signal()
             }
-            running = Running(listenDescriptor: listenDescriptor, mailbox: mailbox, finished: finished)
+            running = Running(listenDescriptor: listenDescriptor, wake: wake, loop: loop, finished: finished)
         }
     }
 
     /// Call after the journal made `event` durable. `requester` gets it whatever its `watch` says.
+    /// The event is written to the clients' sockets on the caller's thread.
     public func publish(_ event: JournaledEvent, requester: ClientID? = nil) {
-        running.withLock { $0 }?.mailbox.post(.event(event, requester: requester))
+        running.withLock { $0 }?.loop.publish(event, requester: requester)
     }
 
     public func refuse(requestID: JSON?, requester: ClientID, _ code: ErrorCode, _ detail: String) {
-        running.withLock { $0 }?.mailbox.post(.refusal(requestID: requestID, requester: requester, code: code, detail: detail))
+        running.withLock { $0 }?.loop.refuse(requestID: requestID, requester: requester, code, detail)
     }
 
     public var clientCount: Int {
-        running.withLock { $0 }?.mailbox.clientCount.load(ordering: .relaxed) ?? 0
+        running.withLock { $0 }?.wake.clientCount.load(ordering: .relaxed) ?? 0
     }
 
     /// Delivers what was published before it (a client that does not read gets up to a second), then closes
@@ -80,7 +81,7 @@ public final class VerdictServer: EventPublisher, Service {
             defer { running = nil }
             return running
         }) else { return }
-        stopped.mailbox.postStop()
+        stopped.wake.requestStop()
         stopped.finished.wait()
         close(stopped.listenDescriptor)
         if configuration.inheritedDescriptor == nil {

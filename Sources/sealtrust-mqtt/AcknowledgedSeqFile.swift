@@ -14,7 +14,8 @@ struct AcknowledgedSeqFile: Sendable {
         temporaryPath = directory + "/acked-seq.new"
     }
 
-    /// 0 when the file does not exist yet; an error for a file that exists but holds no seq.
+    /// 0 when the file does not exist yet; an error for a file that exists but holds no seq: anything but 1 to 20
+    /// decimal digits and a line end (a longer file is not cut to its first bytes, nor is "+5" taken).
     func load() throws(UsageError) -> UInt64 {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         if descriptor < 0 {
@@ -24,8 +25,9 @@ struct AcknowledgedSeqFile: Sendable {
         defer { close(descriptor) }
         var bytes = [UInt8](repeating: 0, count: 32)
         let count = read(descriptor, &bytes, bytes.count)
-        let text = count > 0 ? String(decoding: bytes[0..<count], as: UTF8.self) : ""
-        guard let seq = UInt64(text.trimmingSuffix("\n")) else {
+        let text = count > 0 && count < bytes.count ? String(decoding: bytes[0..<count], as: UTF8.self) : ""
+        let digits = text.trimmingSuffix("\n")
+        guard digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let seq = UInt64(digits) else {
             throw UsageError("\(path) does not hold a seq; remove it to publish the whole journal again")
         }
         return seq

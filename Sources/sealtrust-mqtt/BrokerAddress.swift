@@ -30,11 +30,15 @@ struct BrokerAddress: Sendable, Equatable, CustomStringConvertible {
             hostPart = authority[..<colon]
             portPart = authority[authority.index(after: colon)...]
         }
-        guard !hostPart.isEmpty, hostPart.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "\u{7F}" && ($0.asciiValue ?? 0) >= 0x20 })
+        // A bracket inside the host could not be written back as a URL ("[a" would read as an unclosed "[").
+        guard !hostPart.isEmpty, hostPart.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "[") && $0 != UInt8(ascii: "]") })
         else { throw UsageError("--url: the host is empty or not printable ASCII") }
         host = String(hostPart)
         if let portPart {
-            guard let value = Int(portPart), (1...65_535).contains(value) else { throw UsageError("--url: the port must be 1 to 65535") }
+            // Digits only: Int("+80") would be taken too.
+            guard portPart.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int(portPart), (1...65_535).contains(value) else {
+                throw UsageError("--url: the port must be 1 to 65535")
+            }
             port = value
         } else {
             port = usesTLS ? 8883 : 1883

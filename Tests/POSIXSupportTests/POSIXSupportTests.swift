@@ -1,5 +1,6 @@
 import Glibc
 import POSIXSupport
+import Synchronization
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct POSIXSupportTests {
@@ -56,5 +57,36 @@ import Testing
             }
         }
         #expect(name == "posix-test")
+    }
+
+    /// A call on a scan's path must not pay a thread's creation each time: one after another, works reuse the
+    /// threads already parked; works at once get threads of their own.
+    @Test func parkedThreadsAreReusedOneAfterAnotherAndAddedForWorkAtOnce() {
+        let threads = ParkedThreads(name: "test-parked")
+        let seen = Mutex<[pthread_t]>([])
+        for _ in 0..<50 {
+            let done = ThreadSignal()
+            threads.run {
+                seen.withLock { $0.append(pthread_self()) }
+                done.signal()
+            }
+            done.wait()
+        }
+        // A thread created per work would make 50; one that has not parked yet when the next comes makes one more.
+        #expect(Set(seen.withLock { $0 }).count <= 5)
+
+        let release = ThreadSignal()
+        let started = ThreadSignal()
+        let concurrent = Mutex<Set<pthread_t>>([])
+        for _ in 0..<3 {
+            threads.run {
+                concurrent.withLock { _ = $0.insert(pthread_self()) }
+                started.signal()
+                release.wait()
+            }
+        }
+        for _ in 0..<3 { started.wait() }
+        #expect(concurrent.withLock { $0.count } == 3)
+        for _ in 0..<3 { release.signal() }
     }
 }

@@ -25,6 +25,28 @@ import Testing
         #expect(journal.recoveryNote == nil)
     }
 
+    /// A scan's API call starts from `whenWritten`: the line must be in the file by then, and a refused append must
+    /// never start it.
+    @Test func whenWrittenRunsWithTheLineInTheFileAndNeverForARefusedAppend() throws {
+        let directory = try ScratchDirectory("scanjournal-test")
+        let journal = try Journal(path: directory.path + "/journal")
+        var seenInFile: [String] = []
+        let event = try journal.append(type: "scan", fields: [("raw", "https://x/1")]) {
+            let segments = (try? FileManager.default.contentsOfDirectory(atPath: directory.path + "/journal")) ?? []
+            for segment in segments {
+                let text = (try? String(contentsOfFile: directory.path + "/journal/" + segment, encoding: .utf8)) ?? ""
+                seenInFile += text.split(separator: "\n").map(String.init)
+            }
+        }
+        #expect(seenInFile == [event.line])
+        journal.close()
+        var ranForRefused = false
+        #expect(throws: JournalError.closed) {
+            try journal.append(type: "scan", fields: [("raw", "https://x/2")]) { ranForRefused = true }
+        }
+        #expect(!ranForRefused)
+    }
+
     @Test func seqKeepsGrowingAcrossRestarts() throws {
         let directory = try ScratchDirectory("scanjournal-test")
         let path = directory.path + "/journal"

@@ -62,6 +62,11 @@ import Testing
         #expect(tooLong.send("READY=1").failure?.errno == Errno(ENAMETOOLONG))
         let nobodyListening = SystemdNotifier(notifySocket: "/nonexistent/sealtrust/notify.sock")
         #expect(nobodyListening.send("READY=1").failure?.errno == Errno(ENOENT))
+        // Found by fuzz/systemd-env: "/" and a combining mark after it were one Character, not a path.
+        let combining = SystemdNotifier(notifySocket: "/\u{35C}nonexistent/notify.sock")
+        #expect(combining.send("READY=1").failure?.errno == Errno(ENOENT))
+        let abstractCombining = SystemdNotifier(notifySocket: "@\u{35C}sealtrust-nobody-listens")
+        #expect(abstractCombining.send("READY=1").failure?.errno == Errno(ECONNREFUSED))
     }
 
     @Test func watchdogIntervalIsHalfTheTimeoutForThisProcessOnly() {
@@ -71,6 +76,8 @@ import Testing
         #expect(SystemdNotifier(notifySocket: "@x", watchdogMicroseconds: "30000000", watchdogPID: "1").watchdogInterval == nil)
         #expect(SystemdNotifier(notifySocket: "@x", watchdogMicroseconds: "0").watchdogInterval == nil)
         #expect(SystemdNotifier(notifySocket: "@x", watchdogMicroseconds: "soon").watchdogInterval == nil)
+        // Found by fuzz/systemd-env: half of 1 µs was zero, a watchdog loop without a pause.
+        #expect(SystemdNotifier(notifySocket: "@x", watchdogMicroseconds: "1").watchdogInterval == .microseconds(1))
     }
 }
 

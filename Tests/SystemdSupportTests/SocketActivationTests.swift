@@ -33,4 +33,15 @@ import Testing
         #expect(process.standardOutput.contains("listen: none\n"))
         #expect(process.standardOutput.contains("listen environment left: none\n"))
     }
+
+    /// A LISTEN_FDS of two billion meant for this process: refused at the first descriptor not open, in 4 GiB of
+    /// address space (found by fuzz/systemd-env: it was an array of two billion descriptors, 8 GiB, first).
+    @Test func aHugeCountStopsAtTheFirstDescriptorNotOpen() throws {
+        let process = try SupervisedProcess(
+            executable: "/bin/sh",
+            arguments: ["-c", "ulimit -v 4194304; export LISTEN_PID=$$ LISTEN_FDS=2147483644; exec \"$0\"", probe]
+        )
+        #expect(process.waitForExit(timeout: .seconds(10)) == 1)
+        #expect(process.standardOutput.contains("listen error: fcntl "), "\(process.standardOutput)")
+    }
 }

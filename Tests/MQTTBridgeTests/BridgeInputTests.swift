@@ -1,0 +1,33 @@
+import BridgeTestSupport
+import Foundation
+@testable import sealtrust_mqtt
+import Testing
+
+/// What fuzz/mqtt found in the bridge's readers of outside text: each is refused now, with a usage line.
+@Suite(.timeLimit(.minutes(1))) struct BridgeInputTests {
+    @Test func aPortIsReadFromDigitsOnly() throws {
+        #expect(throws: UsageError.self) { try BrokerAddress(parsing: "mqtt://broker:+1883") }
+        #expect(try BrokerAddress(parsing: "mqtt://broker:1883").port == 1883)
+    }
+
+    /// "[a" was taken as a host, and written back as "mqtt://[a:1883", which no longer reads.
+    @Test func aHostWithABracketInsideIsRefused() throws {
+        #expect(throws: UsageError.self) { try BrokerAddress(parsing: "mqtt://[[a]:1883") }
+        #expect(throws: UsageError.self) { try BrokerAddress(parsing: "mqtt://br]oker:1883") }
+        let address = try BrokerAddress(parsing: "mqtt://[::1]:1883")
+        #expect(try BrokerAddress(parsing: address.description) == address)
+    }
+
+    /// A longer file was cut to its first 32 bytes ("000…01" then "7" read as 1), and "+5" was taken as 5.
+    @Test func anAcknowledgedSeqIsTheWholeFileOrAnError() throws {
+        let directory = try makeScratchDirectory(prefix: "acked-seq")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = AcknowledgedSeqFile(directory: directory)
+        for refused in [String(repeating: "0", count: 31) + "17\n", "+5\n", "5\n\n", ""] {
+            try refused.write(toFile: file.path, atomically: false, encoding: .utf8)
+            #expect(throws: UsageError.self, "\(refused.debugDescription)") { try file.load() }
+        }
+        #expect(file.save(18_446_744_073_709_551_615) == nil)
+        #expect(try file.load() == 18_446_744_073_709_551_615)
+    }
+}
