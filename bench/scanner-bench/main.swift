@@ -92,6 +92,30 @@ func syncTimes(in directory: String, count: Int) throws -> [Duration] {
     return times
 }
 
+/// The kernel's own pty path, which a serial scanner's code takes before the daemon sees it: a byte written at the
+/// master until poll(2) and read(2) return it at the raw slave (the tty layer hands it over through a work queue).
+func ptyTimes(count: Int) throws -> [Duration] {
+    let terminal = try PseudoTerminal()
+    defer { terminal.close() }
+    let slave = open(terminal.slavePath, O_RDWR | O_NOCTTY | O_CLOEXEC)
+    guard slave >= 0 else { throw BenchFailure("open \(terminal.slavePath): \(String(cString: strerror(errno)))") }
+    defer { close(slave) }
+    var settings = termios()
+    tcgetattr(slave, &settings)
+    cfmakeraw(&settings)
+    tcsetattr(slave, TCSANOW, &settings)
+    var times: [Duration] = []
+    var byte: UInt8 = 0
+    for _ in 0..<count {
+        let start = ContinuousClock.now
+        try terminal.write([0x0D])
+        var ready = pollfd(fd: slave, events: Int16(POLLIN), revents: 0)
+        guard poll(&ready, 1, 5_000) == 1, read(slave, &byte, 1) == 1 else { throw BenchFailure("the pty did not pass a byte") }
+        times.append(ContinuousClock.now - start)
+    }
+    return times
+}
+
 /// Reads the subscriber's lines until the `scan` whose raw is `raw`; its arrival time and its scan id.
 func awaitScan(_ subscriber: LineClient, raw: String) throws -> (at: ContinuousClock.Instant, scanID: String) {
     while let line = try subscriber.readLine(timeout: .seconds(10)) {
@@ -261,6 +285,7 @@ func measure(_ station: Station, tag: String, count: Int) throws -> Figures {
 /// Both runs, then the figures; a failure stops the daemons and says why.
 /// One daemon at a time: the disk run (with the disk's own sync times and the long code), then the tmpfs one.
 @MainActor func benchmark(api: SandboxAPI) throws {
+    let ptys = try ptyTimes(count: syncCount)
     let (syncs, onDisk, longCode) = try {
         let disk = try Station(api: api, daemonPath: daemonPath, journalParent: "/tmp")
         defer { disk.stop() }
@@ -275,6 +300,7 @@ func measure(_ station: Station, tag: String, count: Int) throws -> Figures {
 
     print("scanner-bench: \(codeCount) codes each; terminator written to `scan` read by a subscriber (each code after the last one's verdict)")
     print("  the disk alone (/tmp): a 300-byte append and fdatasync, \(syncCount) times: \(summary(syncs))")
+    print("  the pty alone: a byte written at the master to its read at the raw slave, \(syncCount) times: \(summary(ptys))")
     onDisk.print("journal on disk (/tmp), as a station runs:")
     onTmpfs.print("journal on /dev/shm (tmpfs, fdatasync free): the daemon's own cost")
     print("  goal p99 <= 1 ms for both scanners: journal on disk \(onDisk.goalMet ? "met" : "MISSED"), journal on tmpfs \(onTmpfs.goalMet ? "met" : "MISSED")")
