@@ -89,7 +89,7 @@ struct ProtocolTests {
 
     @Test func connectAndCloseCyclesLeaveNoDescriptorBehind() throws {
         // The API connection the daemon keeps ready is refused at once by a port bound here and never listened on,
-        // and not tried again for 6 minutes: the daemon's descriptors then change only with its clients.
+        // and not tried again for 6 minutes: the daemon's sockets then change only with its clients.
         let refusing = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { close(refusing) }
         var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
@@ -106,7 +106,8 @@ struct ProtocolTests {
         // Once its status is answered, the daemon holds this client's descriptor.
         try first.send("{\"cmd\":\"status\"}")
         #expect(try first.next { $0["type"]?.string == "status" } != nil)
-        let before = daemon.openDescriptorCount()
+        let before = daemon.openSocketCount()
+        let targetsBefore = daemon.openDescriptorTargets()
         for _ in 0..<1_000 {
             let client = try LineClient(path: daemon.socketPath)
             _ = try client.readLine()
@@ -114,12 +115,12 @@ struct ProtocolTests {
         }
         // The daemon closes a client's descriptor after its end reaches the server's loop: the last closes may lag
         // the loop above by a little, so the count is read until it is back (or the deadline).
-        var after = daemon.openDescriptorCount()
+        var after = daemon.openSocketCount()
         let deadline = ContinuousClock.now + .seconds(5)
         while after != before, ContinuousClock.now < deadline {
             usleep(10_000)
-            after = daemon.openDescriptorCount()
+            after = daemon.openSocketCount()
         }
-        #expect(before > 0 && after == before, "descriptors before \(before), after \(after)")
+        #expect(before > 0 && after == before, "sockets before \(before): \(targetsBefore); after \(after): \(daemon.openDescriptorTargets())")
     }
 }

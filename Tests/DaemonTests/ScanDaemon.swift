@@ -61,8 +61,19 @@ final class ScanDaemon {
     }
 
     /// The descriptors the daemon holds open now.
-    func openDescriptorCount() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/fd").count) ?? -1
+    /// The daemon's open sockets (its clients among them). The runtime's own descriptors (libdispatch's epoll and
+    /// eventfd, created at the first timer, which a loaded machine may run late) are not counted.
+    func openSocketCount() -> Int {
+        openDescriptorTargets().filter { $0.contains("=socket:") }.count
+    }
+
+    /// What each open descriptor is (`socket:[…]`, `pipe:[…]`, a path), sorted: said when a count is off.
+    func openDescriptorTargets() -> [String] {
+        let directory = "/proc/\(process.pid)/fd"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.compactMap { name in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + name)).map { "\(name)=\($0)" }
+        }.sorted()
     }
 
     func resident() -> Int { statusBytes("VmRSS:") }
