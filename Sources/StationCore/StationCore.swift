@@ -173,7 +173,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         }
         let live = live
         let scanned = ScannedCode(raw: read.raw, extraHosts: live.options.extraHosts)
-        let scanID = UUID().uuidString.lowercased()
+        let scanID = ScanIdentifier.random()
         counters.countScan()
         sources.scanned(by: read.source, at: Timestamp.now().text)
         logger.info("scan \(scanID) from \(read.source): \(scanned.kind.rawValue)")
@@ -223,17 +223,20 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     private func start(_ call: Call) {
         callThreads.run { [self] in
             var next: Call? = call
+            var stopping = false
             while let call = next {
                 answer(call)
-                next = calls.withLock { calls in
+                (next, stopping) = calls.withLock { calls in
                     guard !calls.waiting.isEmpty else {
                         calls.inFlight -= 1
-                        return nil
+                        return (nil, calls.stopping)
                     }
-                    return calls.waiting.removeFirst()
+                    return (calls.waiting.removeFirst(), calls.stopping)
                 }
             }
-            inbox.send(.workEnded)
+            // Only a stop waits for the calls: waking the core's task after every verdict would compete with the
+            // subscribers' threads for the processor just when they read the verdict.
+            if stopping { inbox.send(.workEnded) }
         }
     }
 

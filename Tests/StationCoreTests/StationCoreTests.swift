@@ -50,6 +50,26 @@ struct StationCoreTests {
         #expect(try await api.requests().isEmpty)
     }
 
+    /// A client pairs a verdict with its scan by `scan_id`: a random UUID, lowercase, never the same twice.
+    @Test func eachScanGetsItsOwnRandomUUIDAndItsVerdictCarriesIt() async throws {
+        let api = try await sandbox()
+        var identifiers: Set<String> = []
+        try await Station.run(api: api) { station, events in
+            for _ in 0..<50 {
+                station.core.verify(raw: "plain text", requestID: nil, from: client)
+                let (scan, verdict) = try await events.scanAndVerdict()
+                let identifier = try #require(scan["scan_id"]?.stringValue)
+                #expect(verdict["scan_id"] == scan["scan_id"])
+                let groups = identifier.split(separator: "-", omittingEmptySubsequences: false).map(\.count)
+                #expect(groups == [8, 4, 4, 4, 12], "\(identifier)")
+                #expect(identifier.allSatisfy { $0 == "-" || ("0"..."9").contains($0) || ("a"..."f").contains($0) }, "\(identifier)")
+                #expect(Array(identifier)[14] == "4" && "89ab".contains(Array(identifier)[19]), "\(identifier): not a version 4 UUID")
+                identifiers.insert(identifier)
+            }
+        }
+        #expect(identifiers.count == 50)
+    }
+
     @Test func eachChipScanIsOneCallCarryingTheURLByteForByte() async throws {
         let api = try await sandbox()
         let urls = [try await api.tap(chip: "authentic"), try await api.tap(chip: "stolen")]

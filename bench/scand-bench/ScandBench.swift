@@ -220,8 +220,9 @@ struct ScandBench {
         for index in 0..<count {
             let presentation = presence.count
             try await tag.present()
-            let presented = try await presence.presentation(presentation, timeout: .seconds(10))
             let arrival = try await verdicts.verdict(index, timeout: .seconds(20))
+            // Seen before the verdict came: waited for only now, so that nothing here polls during the tap.
+            let presented = try await presence.presentation(presentation, timeout: .seconds(10))
             presence.rearm()
             guard arrival.line.contains("\"outcome\":\"authentic\""), let verdict = try? JSON.parse(arrival.line),
                   let latency = verdict["latency_ms"]?.integerValue, let at = verdict["at"]?.stringValue.flatMap(rfc3339.date(from:))
