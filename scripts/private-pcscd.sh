@@ -73,8 +73,11 @@ start() {
     echo "FAILED pcscd did not serve vpcd's readers on ports $port and $((port + 1)): $(tail -5 "$dir/pcscd.log" | tr '\n' ' ')"
     exit 1
 }
-alive() { # alive PID: the process runs and is no zombie
-    [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat"
+alive() { # alive PID: the process runs and is no zombie (read once: it may end between two looks)
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    stat=${stat##*) }
+    [ "${stat%% *}" != Z ]
 }
 
 stop() {
