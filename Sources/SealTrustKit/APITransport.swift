@@ -46,8 +46,8 @@ final class APITransport: Sendable {
     }
 
     /// The same on the calling thread, which it blocks on the network: the caller's own thread, never one of Swift's
-    /// pool. `answered` runs there with the outcome before the pool starts opening its next connection (on a thread of
-    /// its own), so that opening ahead delays no answer and whatever the caller does next needs no hand-off between threads.
+    /// pool. `answered` runs there with the outcome before the pool opens its next connection, so that opening ahead
+    /// delays no answer and whatever the caller does next needs no hand-off between threads.
     func send(_ request: APIContract.Request, answered: (Result<JSONValue, SealTrustError>) -> Void) {
         answered(Result { () throws(SealTrustError) -> JSONValue in try sendNow(request) })
         pool.replenish()

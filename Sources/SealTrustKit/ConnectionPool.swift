@@ -80,21 +80,12 @@ final class ConnectionPool: Sendable {
 
     private var renewAfter: Duration { keepAlive * 0.8 }
 
-    /// Returns at once; a fresh connection is opened on a thread of its own, `settleTime` later, when none is ready and
-    /// none is being opened. Called after an exchange, once its answer is handed over: opening the next connection
-    /// while the request is out would take the CPU and the server's attention from it, and opening it at once would take
-    /// them from the programs the answer just woke (a kiosk page, a bridge), whose reading of the verdict is the tap's end.
+    /// Blocks: opens a fresh connection on the calling thread when none is ready and none is being opened. Called
+    /// after an exchange, once its answer is handed over: opening the next connection while the request is out
+    /// would take the CPU and the server's attention from it.
     func replenish() {
-        guard claimOpening(renewing: false) else { return }
-        BlockingThread.start { [self] in
-            BlockingThread.pause(for: Self.settleTime)
-            openFresh()
-        }
+        if claimOpening(renewing: false) { openFresh() }
     }
-
-    /// Long enough for the processes an answer wakes to read it (tens to hundreds of µs), short beside the seconds
-    /// between two taps. A call in this window opens its own connection, as one does while another opens.
-    static let settleTime: Duration = .milliseconds(5)
 
     /// Opens a fresh connection on a thread of its own when none is ready (or, to renew, even if one is) and
     /// none is being opened.
