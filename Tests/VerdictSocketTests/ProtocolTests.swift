@@ -152,6 +152,9 @@ import VerdictSocket
         atLimit.send(prefix + padding + "\"}\n")
         let scan = try atLimit.readJSON()
         #expect(scan["raw"]?.stringValue?.count == padding.count)
+        // Its verdict is published to every subscriber: the clients below connect once it is out, so that the first
+        // line each of them reads is its own answer.
+        #expect(try atLimit.readJSON()["type"] == "verdict")
 
         let overLimit = try TestClient(path: daemon.socketPath)
         try overLimit.hello()
