@@ -60,7 +60,6 @@ final class ScanDaemon {
         return (client, hello)
     }
 
-    /// The descriptors the daemon holds open now.
     /// The daemon's open sockets (its clients among them). The runtime's own descriptors (libdispatch's epoll and
     /// eventfd, created at the first timer, which a loaded machine may run late) are not counted.
     func openSocketCount() -> Int {
