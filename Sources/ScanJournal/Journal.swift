@@ -74,7 +74,8 @@ public final class Journal: Sendable {
             let recovered = try TailRecovery.repair(descriptor: descriptor, path: activePath)
             notes.insert(contentsOf: [recovered.note(path: activePath)].compactMap { $0 }, at: 0)
             // The highest plausible seq, not the last line's: a line above the last must not be given out again.
-            let (highest, lastIsPlausible) = try TailRecovery.scan(descriptor: descriptor, path: activePath, firstSeq: activeFirstSeq)
+            let (highest, lastIsPlausible) = try TailRecovery.scan(descriptor: descriptor, path: activePath, firstSeq: activeFirstSeq,
+                                                                      lastSeq: recovered.lastSeq)
             if let last = recovered.lastSeq, !lastIsPlausible {
                 Glibc.close(descriptor)
                 descriptor = -1

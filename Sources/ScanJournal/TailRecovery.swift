@@ -44,7 +44,31 @@ struct TailRecovery {
     /// What the lines of a segment say, line by line: its highest plausible seq, and whether its
     /// last event is plausible. Line `k` of a sound segment holds seq `firstSeq + k`; garbage lines only
     /// lower that, so a seq above it (or below `firstSeq`) is one no append wrote there.
-    static func scan(descriptor: Int32, path: String, firstSeq: UInt64) throws(JournalError) -> (highest: UInt64?, lastIsPlausible: Bool) {
+    ///
+    /// `lastSeq` is the seq of the segment's last line, which `repair` left whole. When it is the highest any line
+    /// can hold, no line can be above it and none is parsed: a full segment parsed line by line held the daemon's
+    /// start up by half a second.
+    static func scan(descriptor: Int32, path: String, firstSeq: UInt64, lastSeq: UInt64?) throws(JournalError) -> (highest: UInt64?, lastIsPlausible: Bool) {
+        guard let lastSeq else { return (nil, true) }
+        let lines = try countLines(descriptor: descriptor, path: path)
+        if lines > 0, lastSeq == SegmentFile.plausibleSeqs(firstSeq: firstSeq, line: lines - 1).upperBound {
+            return (lastSeq, true)
+        }
+        return try parseEveryLine(descriptor: descriptor, path: path, firstSeq: firstSeq)
+    }
+
+    private static func countLines(descriptor: Int32, path: String) throws(JournalError) -> Int {
+        var offset = 0
+        var lines = 0
+        while true {
+            let bytes = try FileCalls.readAt(descriptor, offset: offset, count: 262_144, path: path)
+            if bytes.isEmpty { return lines }
+            offset += bytes.count
+            for byte in bytes where byte == 0x0A { lines += 1 }
+        }
+    }
+
+    private static func parseEveryLine(descriptor: Int32, path: String, firstSeq: UInt64) throws(JournalError) -> (highest: UInt64?, lastIsPlausible: Bool) {
         var highest: UInt64?
         var lastIsPlausible = true
         var offset = 0

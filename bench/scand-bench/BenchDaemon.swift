@@ -2,19 +2,19 @@ import Foundation
 import Glibc
 import Harness
 
-/// The release daemon under measurement, its socket and journal in a scratch folder.
+/// The release daemon under measurement, its socket and journal in a scratch folder (or the journal given).
 final class BenchDaemon {
     let socketPath: String
     let startToListening: Duration
     private let process: Process
     private let directory: String
 
-    init(executable: String, api: SandboxAPI, nfc: String) throws {
+    init(executable: String, api: SandboxAPI, nfc: String, journal: String? = nil) throws {
         directory = try makeScratchDirectory("scand-bench")
         socketPath = directory + "/scand.sock"
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--socket", socketPath, "--journal", directory + "/journal", "--nfc", nfc, "--camera", "none",
+        process.arguments = ["--socket", socketPath, "--journal", journal ?? directory + "/journal", "--nfc", nfc, "--camera", "none",
                              "--api-base", api.baseURL.absoluteString, "--max-clients", "1100", "--log-level", "warning"]
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         let start = ContinuousClock.now
