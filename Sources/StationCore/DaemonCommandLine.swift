@@ -150,11 +150,19 @@ public enum DaemonCommandLine {
         }
         for (what, path) in [("token file", tokenFile), ("CA bundle", options.apiCAFile)] {
             guard let path else { continue }
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            // Not blocking: a FIFO named by mistake must not hold up the check (or `systemctl reload`).
+            let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
             guard descriptor >= 0 else {
                 throw ConfigurationError(message: "\(path): cannot read the \(what): \(readFailureReason(path))")
             }
-            close(descriptor)
+            defer { close(descriptor) }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+                throw ConfigurationError(message: "\(path): the \(what) is not a regular file")
+            }
+            if path == tokenFile, info.st_size > TokenStore.maximumBytes {
+                throw ConfigurationError(message: "\(path): the token file is larger than \(TokenStore.maximumBytes >> 10) KiB")
+            }
         }
     }
 

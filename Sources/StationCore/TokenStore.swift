@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import POSIXSupport
 import Synchronization
 
 /// The bearer token for passport reads, read from a file and read again whenever the file changes.
@@ -65,13 +66,19 @@ public final class TokenStore: Sendable {
         return token() == nil ? .unreadable : .present
     }
 
+    /// A token file is a regular file of at most this many bytes: a bearer token is a few hundred, and a device
+    /// (/dev/zero) or a FIFO named by mistake must neither fill the memory nor hold a scan up.
+    static let maximumBytes = 65_536
+
     /// The current token, re-read when the file changed; nil when there is no usable token.
     public func token() -> String? {
         let (token, problem) = state.withLock { state -> (String?, String?) in
             guard let path = state.path else { return (nil, nil) }
+            let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+            defer { if descriptor >= 0 { close(descriptor) } }
             var info = stat()
-            guard stat(path, &info) == 0 else {
-                let problem = "cannot read the token file \(path): \(String(cString: strerror(errno)))"
+            guard descriptor >= 0, fstat(descriptor, &info) == 0 else {
+                let problem = "cannot read the token file \(path): \(Errno.current)"
                 state.identity = nil
                 state.token = nil
                 return (nil, Self.report(problem, in: &state))
@@ -79,9 +86,22 @@ public final class TokenStore: Sendable {
             let identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size), modified: info.st_mtim)
             if identity == state.identity { return (state.token, nil) }
             state.identity = identity
-            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-                state.token = nil
-                return (nil, Self.report("cannot read the token file \(path)", in: &state))
+            state.token = nil
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                return (nil, Self.report("the token file \(path) is not a regular file", in: &state))
+            }
+            let bytes: [UInt8]
+            do {
+                bytes = try FileDescriptor.read(descriptor, upTo: Self.maximumBytes + 1)
+            } catch {
+                return (nil, Self.report("cannot read the token file \(path): \(error)", in: &state))
+            }
+            guard bytes.count <= Self.maximumBytes else {
+                return (nil, Self.report("the token file \(path) is larger than \(Self.maximumBytes >> 10) KiB", in: &state))
+            }
+            let content = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
+            guard let text = String(validating: content, as: UTF8.self) else {
+                return (nil, Self.report("the token file \(path) is not UTF-8 text", in: &state))
             }
             let trimmed = text.trimmingWhitespace()
             state.token = trimmed.isEmpty ? nil : trimmed

@@ -70,6 +70,28 @@ struct OperatorTests {
         #expect(noToken.status == 2 && noToken.errors.contains(directory + "/none"), "\(noToken)")
     }
 
+    /// A token file named by mistake (a device, a FIFO, a file far larger than a token) is refused with its reason:
+    /// the daemon neither reads /dev/zero for ever nor waits on a FIFO, and serves.
+    @Test func aTokenFileThatIsADeviceAFIFOOrTooLargeIsRefusedAndTheDaemonServes() throws {
+        let directory = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fifo = directory + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let large = directory + "/large"
+        try String(repeating: "t", count: 65_537).write(toFile: large, atomically: true, encoding: .utf8)
+        for (path, reason) in [("/dev/zero", "is not a regular file"), (fifo, "is not a regular file"), (large, "is larger than 64 KiB")] {
+            let check = try runProduct("sealtrust-scand", ["--token-file", path, "--check-config"])
+            #expect(check.status == 2 && check.errors.contains(path), "\(check)")
+            let daemon = try ScanDaemon(api: nil, extra: ["--token-file", path]).waitUntilListening()
+            defer { _ = daemon.terminate(); daemon.removeDirectory() }
+            let warning = "the token file \(path) \(reason)"
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !daemon.process.standardError.contains(warning), ContinuousClock.now < deadline { usleep(20_000) }
+            #expect(daemon.process.standardError.contains(warning), "\(daemon.process.standardError)")
+            #expect(try status(of: daemon)["token"]?.string == "unreadable")
+        }
+    }
+
     @Test func aReloadSendsReloadingThenReadyWithTheMonotonicTime() throws {
         let listener = try NotifyListener(form: .path)
         let daemon = try ScanDaemon(api: nil, notify: listener)

@@ -32,7 +32,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     check(store.token() == token, "the token changed on reading the same file again")
 
     let known = ["sealtrust-scand: warning: the token file \(tokenPath) is empty\n",
-                 "sealtrust-scand: warning: cannot read the token file \(tokenPath)\n"]
+                 "sealtrust-scand: warning: the token file \(tokenPath) is not UTF-8 text\n"]
     for line in logged.withLock({ $0 }) {
         check(known.contains(line), "logged \(line.debugDescription)")
     }
