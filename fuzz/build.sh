@@ -4,6 +4,7 @@
 # optimised, and with -enable-testing so that a target may `@testable import` it.
 # An executable target's files (no module of their own to import) are compiled into the entry itself: they are
 # listed in fuzz/NAME/sources, one line of paths.
+# fuzz/Check.swift (the `check` every target's properties use) is compiled into each entry.
 # Usage: fuzz/build.sh NAME...  (the binaries go to .build/fuzz/bin/NAME)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,11 +67,11 @@ for target in "$@"; do
         esac
     done
     binary=$out/bin/$target
-    if [[ -f $binary && -z $(find "$dir/main.swift" "${sources[@]}" "${objects[@]}" -newer "$binary" -print -quit) ]]; then
+    if [[ -f $binary && -z $(find "$dir/main.swift" fuzz/Check.swift "${sources[@]}" "${objects[@]}" -newer "$binary" -print -quit) ]]; then
         continue
     fi
     echo "fuzz: linking $target"
     # The gold linker warns about ASan's local symbols on every link; the warnings say nothing about us.
-    "$swiftc" "${common[@]}" -parse-as-library -module-name "fuzz_${target//-/_}" "$dir/main.swift" "${sources[@]}" "${objects[@]}" \
-        "${libraries[@]}" -o "$binary" 2> >(grep -v "ld.gold: warning: Cannot export local symbol" >&2)
+    "$swiftc" "${common[@]}" -parse-as-library -module-name "fuzz_${target//-/_}" "$dir/main.swift" fuzz/Check.swift "${sources[@]}" \
+        "${objects[@]}" "${libraries[@]}" -o "$binary" 2> >(grep -v "ld.gold: warning: Cannot export local symbol" >&2)
 done

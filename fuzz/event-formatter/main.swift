@@ -55,8 +55,3 @@ func show(_ message: JSON, with formatter: inout EventFormatter) {
 func isControl(_ scalar: Unicode.Scalar) -> Bool {
     scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
 }
-
-/// A broken property stops the fuzzer with what broke (a precondition's message is lost in -O builds).
-func check(_ condition: Bool, _ message: @autoclosure () -> String = "") {
-    if !condition { fatalError(message()) }
-}

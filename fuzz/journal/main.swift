@@ -52,8 +52,3 @@ func empty(_ path: String) {
         if name != "." && name != ".." { unlink(path + "/" + name) }
     }
 }
-
-/// A broken property stops the fuzzer with what broke (a precondition's message is lost in -O builds).
-func check(_ condition: Bool, _ message: @autoclosure () -> String = "") {
-    if !condition { fatalError(message()) }
-}

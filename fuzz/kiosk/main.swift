@@ -96,8 +96,3 @@ func checkMetrics(_ text: String) {
         check(value == "+Inf" || Double(value) != nil, "a sample's value is no number in: \(line)")
     }
 }
-
-/// A broken property stops the fuzzer with what broke (a precondition's message is lost in -O builds).
-func check(_ condition: Bool, _ message: @autoclosure () -> String = "") {
-    if !condition { fatalError(message()) }
-}

@@ -89,8 +89,3 @@ final class SimulatedTag {
         }
     }
 }
-
-/// A broken property stops the fuzzer with what broke (a precondition's message is lost in -O builds).
-func check(_ condition: Bool, _ message: @autoclosure () -> String = "") {
-    if !condition { fatalError(message()) }
-}

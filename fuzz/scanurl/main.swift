@@ -48,8 +48,3 @@ func isSlice(_ value: String, of bytes: [UInt8]) -> Bool {
     guard needle.count <= bytes.count else { return false }
     return (0...(bytes.count - needle.count)).contains { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
 }
-
-/// A broken property stops the fuzzer with what broke (a precondition's message is lost in -O builds).
-func check(_ condition: Bool, _ message: @autoclosure () -> String = "") {
-    if !condition { fatalError(message()) }
-}

@@ -70,8 +70,3 @@ func checkMessage(_ line: String) {
     guard case .verify(let raw)? = read?.action else { fatalError("the daemon cannot read \(command.line.debugDescription)") }
     check(Array(raw.utf8) == Array(line.utf8), "verify's raw changed on the way")
 }
-
-/// A broken property stops the fuzzer with what broke (a precondition's message is lost in -O builds).
-func check(_ condition: Bool, _ message: @autoclosure () -> String = "") {
-    if !condition { fatalError(message()) }
-}

@@ -90,8 +90,3 @@ func checkWatchdog(microseconds: String?, pid: String?) {
 
 /// Three descriptors open beside the fuzzer's own, so that a small LISTEN_FDS can be taken.
 let heldOpen: [Int32] = (0..<3).map { _ in open("/dev/null", O_RDONLY) }
-
-/// A broken property stops the fuzzer with what broke (a precondition's message is lost in -O builds).
-func check(_ condition: Bool, _ message: @autoclosure () -> String = "") {
-    if !condition { fatalError(message()) }
-}

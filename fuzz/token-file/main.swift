@@ -44,8 +44,3 @@ let tokenPath: String = {
     atexit { unlink(tokenPath) }
     return path
 }()
-
-/// A broken property stops the fuzzer with what broke (a precondition's message is lost in -O builds).
-func check(_ condition: Bool, _ message: @autoclosure () -> String = "") {
-    if !condition { fatalError(message()) }
-}

@@ -70,8 +70,3 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
 /// One file per fuzzing process, rewritten for each input: the source reads a path, as the daemon's does.
 let streamPath = "/dev/shm/fuzz-y4m-\(getpid()).y4m"
 nonisolated(unsafe) var removesStreamAtExit = false
-
-/// A broken property stops the fuzzer with what broke (a precondition's message is lost in -O builds).
-func check(_ condition: Bool, _ message: @autoclosure () -> String = "") {
-    if !condition { fatalError(message()) }
-}
