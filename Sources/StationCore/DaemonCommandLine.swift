@@ -172,7 +172,8 @@ public enum DaemonCommandLine {
     /// `key = value` lines; `#` starts a comment line; blank lines are skipped.
     static func readFile(_ path: String) throws(ConfigurationError) -> [Setting] {
         var read: [UInt8]?
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Not blocking: a FIFO named by mistake reads as what is in it now, and never holds up the start or a reload.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         if descriptor >= 0 {
             read = try? FileDescriptor.read(descriptor, upTo: maximumFileBytes + 1)
             close(descriptor)

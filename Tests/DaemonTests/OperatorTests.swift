@@ -68,6 +68,15 @@ struct OperatorTests {
 
         let noToken = try runProduct("sealtrust-scand", ["--config", good, "--token-file", directory + "/none", "--check-config"])
         #expect(noToken.status == 2 && noToken.errors.contains(directory + "/none"), "\(noToken)")
+
+        // A FIFO with no writer is read as it is (empty), never waited on; a directory is refused.
+        let fifo = directory + "/fifo.conf"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let fromFIFO = try runProduct("sealtrust-scand", ["--config", fifo, "--check-config"])
+        #expect(fromFIFO.status == 0 && fromFIFO.output == "configuration ok\n", "\(fromFIFO)")
+        let fromDirectory = try runProduct("sealtrust-scand", ["--config", directory, "--check-config"])
+        #expect(fromDirectory.status == 2 && fromDirectory.errors.contains("\(directory): cannot read the configuration file: it is a directory"),
+                "\(fromDirectory)")
     }
 
     /// A token file named by mistake (a device, a FIFO, a file far larger than a token) is refused with its reason:
