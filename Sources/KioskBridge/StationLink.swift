@@ -72,8 +72,10 @@ public struct StationLink: Sendable {
                 try? feed.send(StationCommand(.status, id: Self.statusID))
             case .event(let event):
                 guard let seq = event.seq else { continue }
-                station.record(event: event.json)
+                // The streams first: once /metrics or /state shows an event, a page that opens its stream then
+                // gets nothing older (a test that waited for the metrics saw the event as live).
                 hub.publish(seq: seq, frame: EventFrame.journaled(seq: seq, type: event.type, line: event.line))
+                station.record(event: event.json)
                 if event.type != "scan" { try? feed.send(StationCommand(.status, id: Self.statusID)) }
             case .answer(let answer):
                 if answer.type == "status" { station.record(status: answer.json) }

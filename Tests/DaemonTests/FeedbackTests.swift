@@ -105,9 +105,16 @@ extension NFCTests {
             try await api.fault(path: "/scans/verify", delay: 1, count: 1)
             let mark = tag.transcript.count
             try await tag.present()
-            _ = try await tag.waitForLine(after: mark) { $0.hasPrefix("READ ctr=") }
+            // Removed once the daemon has the whole URI (its scan), while the call is out: before the verdict, not
+            // during the read (the tag's line for the signed read comes before the daemon has read all of it).
+            var seen: [JSON] = []
+            let scan = try #require(try watcher.next(timeout: .seconds(20), seen: &seen) { $0["type"]?.string == "scan" },
+                                    "no scan after a tap; saw \(seen.map { $0.encoded() })")
             try await tag.remove()
-            #expect(try awaitVerdict(watcher).verdict["outcome"]?.string == "authentic")
+            let verdict = try #require(try watcher.next(timeout: .seconds(20), seen: &seen) {
+                $0["type"]?.string == "verdict" && $0["scan_id"] == scan["scan_id"]
+            }, "no verdict; saw \(seen.map { $0.encoded() })")
+            #expect(verdict["outcome"]?.string == "authentic")
             // vpcd takes no direct command: the signal is skipped with a debug line, and no error.
             let skipped = "reader feedback skipped on \(Self.reader)"
             let deadline = ContinuousClock.now + .seconds(10)
