@@ -66,8 +66,8 @@ public final class TokenStore: Sendable {
         return token() == nil ? .unreadable : .present
     }
 
-    /// A token file is a regular file of at most this many bytes: a bearer token is a few hundred, and a device
-    /// (/dev/zero) or a FIFO named by mistake must neither fill the memory nor hold a scan up.
+    /// A token file is a regular file of at most this many bytes: a bearer token is a few hundred, a file named by
+    /// mistake is never read whole, and a device or a FIFO is refused with its reason.
     static let maximumBytes = 65_536
 
     /// The current token, re-read when the file changed; nil when there is no usable token.

@@ -79,8 +79,8 @@ struct OperatorTests {
                 "\(fromDirectory)")
     }
 
-    /// A token file named by mistake (a device, a FIFO, a file far larger than a token) is refused with its reason:
-    /// the daemon neither reads /dev/zero for ever nor waits on a FIFO, and serves.
+    /// A token file named by mistake (a device, a FIFO, a file far larger than a token) is refused with its reason,
+    /// `--check-config` never waits on a FIFO, and the daemon serves.
     @Test func aTokenFileThatIsADeviceAFIFOOrTooLargeIsRefusedAndTheDaemonServes() throws {
         let directory = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
