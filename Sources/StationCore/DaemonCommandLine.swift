@@ -142,27 +142,23 @@ public enum DaemonCommandLine {
         return .run(options)
     }
 
-    /// What `--check-config` adds to parsing: the files the configuration names can be read now.
+    /// What `--check-config` adds to parsing: the files the configuration names can be read now, the token file as the
+    /// daemon reads it.
     static func checkNamedFiles(of options: DaemonOptions, environment: [String: String]) throws(ConfigurationError) {
-        let tokenFile = options.tokenFile ?? environment["CREDENTIALS_DIRECTORY"].flatMap { directory in
-            let credential = directory + "/sealtrust-token"
-            return FileManager.default.fileExists(atPath: credential) ? credential : nil
+        if let tokenFile = TokenStore.path(for: options, environment: environment),
+           case .problem(let problem, _) = TokenFile.read(tokenFile) {
+            throw ConfigurationError(message: problem)
         }
-        for (what, path) in [("token file", tokenFile), ("CA bundle", options.apiCAFile)] {
-            guard let path else { continue }
-            // Not blocking: a FIFO named by mistake must not hold up the check (or `systemctl reload`).
-            let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                throw ConfigurationError(message: "\(path): cannot read the \(what): \(readFailureReason(path))")
-            }
-            defer { close(descriptor) }
-            var info = stat()
-            guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-                throw ConfigurationError(message: "\(path): the \(what) is not a regular file")
-            }
-            if path == tokenFile, info.st_size > TokenStore.maximumBytes {
-                throw ConfigurationError(message: "\(path): the token file is larger than \(TokenStore.maximumBytes >> 10) KiB")
-            }
+        guard let bundle = options.apiCAFile else { return }
+        // Not blocking: a FIFO named by mistake must not hold up the check (or `systemctl reload`).
+        let descriptor = open(bundle, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ConfigurationError(message: "\(bundle): cannot read the CA bundle: \(readFailureReason(bundle))")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw ConfigurationError(message: "\(bundle): the CA bundle is not a regular file")
         }
     }
 

@@ -1,27 +1,13 @@
 import FoundationEssentials
-import Glibc
-import POSIXSupport
 import Synchronization
 
 /// The bearer token for passport reads, read from a file and read again whenever the file changes.
 ///
 /// The token itself never leaves this type except to the API client: it is never logged.
 public final class TokenStore: Sendable {
-    private struct FileIdentity: Equatable {
-        let device: UInt64
-        let inode: UInt64
-        let size: Int64
-        let modified: timespec
-
-        static func == (lhs: FileIdentity, rhs: FileIdentity) -> Bool {
-            lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
-                && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
-        }
-    }
-
-    private struct State: @unchecked Sendable {
+    private struct State: Sendable {
         var path: String?
-        var identity: FileIdentity?
+        var identity: TokenFile.Identity?
         var token: String?
         var lastProblem: String?
     }
@@ -66,47 +52,25 @@ public final class TokenStore: Sendable {
         return token() == nil ? .unreadable : .present
     }
 
-    /// A token file is a regular file of at most this many bytes: a bearer token is a few hundred, a file named by
-    /// mistake is never read whole, and a device or a FIFO is refused with its reason.
-    static let maximumBytes = 65_536
-
     /// The current token, re-read when the file changed; nil when there is no usable token.
     public func token() -> String? {
         let (token, problem) = state.withLock { state -> (String?, String?) in
             guard let path = state.path else { return (nil, nil) }
-            let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-            defer { if descriptor >= 0 { close(descriptor) } }
-            var info = stat()
-            guard descriptor >= 0, fstat(descriptor, &info) == 0 else {
-                let problem = "cannot read the token file \(path): \(Errno.current)"
-                state.identity = nil
+            switch TokenFile.read(path, unless: state.identity) {
+            case .unchanged:
+                return (state.token, nil)
+            case .token(let token, let identity):
+                state = State(path: path, identity: identity, token: token, lastProblem: nil)
+                return (token, nil)
+            case .empty(let identity):
+                state.identity = identity
+                state.token = nil
+                return (nil, Self.report("the token file \(path) is empty", in: &state))
+            case .problem(let problem, let identity):
+                state.identity = identity
                 state.token = nil
                 return (nil, Self.report(problem, in: &state))
             }
-            let identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size), modified: info.st_mtim)
-            if identity == state.identity { return (state.token, nil) }
-            state.identity = identity
-            state.token = nil
-            guard info.st_mode & S_IFMT == S_IFREG else {
-                return (nil, Self.report("the token file \(path) is not a regular file", in: &state))
-            }
-            let bytes: [UInt8]
-            do {
-                bytes = try FileDescriptor.read(descriptor, upTo: Self.maximumBytes + 1)
-            } catch {
-                return (nil, Self.report("cannot read the token file \(path): \(error)", in: &state))
-            }
-            guard bytes.count <= Self.maximumBytes else {
-                return (nil, Self.report("the token file \(path) is larger than \(Self.maximumBytes >> 10) KiB", in: &state))
-            }
-            let content = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
-            guard let text = String(validating: content, as: UTF8.self) else {
-                return (nil, Self.report("the token file \(path) is not UTF-8 text", in: &state))
-            }
-            let trimmed = text.trimmingWhitespace()
-            state.token = trimmed.isEmpty ? nil : trimmed
-            state.lastProblem = nil
-            return (state.token, trimmed.isEmpty ? "the token file \(path) is empty" : nil)
         }
         if let problem { logger.warning(problem) }
         return token

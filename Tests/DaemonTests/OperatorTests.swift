@@ -68,6 +68,11 @@ struct OperatorTests {
 
         let noToken = try runProduct("sealtrust-scand", ["--config", good, "--token-file", directory + "/none", "--check-config"])
         #expect(noToken.status == 2 && noToken.errors.contains(directory + "/none"), "\(noToken)")
+        // An empty token file is a fresh install's (no token yet; systemd's LoadCredential= needs the file): not a problem.
+        let emptyToken = directory + "/empty-token"
+        #expect(FileManager.default.createFile(atPath: emptyToken, contents: Data()))
+        let withEmptyToken = try runProduct("sealtrust-scand", ["--config", good, "--token-file", emptyToken, "--check-config"])
+        #expect(withEmptyToken.status == 0 && withEmptyToken.output == "configuration ok\n", "\(withEmptyToken)")
 
         // A FIFO with no writer is read as it is (empty), never waited on; a directory is refused.
         let fifo = directory + "/fifo.conf"
@@ -79,21 +84,24 @@ struct OperatorTests {
                 "\(fromDirectory)")
     }
 
-    /// A token file named by mistake (a device, a FIFO, a file far larger than a token) is refused with its reason,
-    /// `--check-config` never waits on a FIFO, and the daemon serves.
-    @Test func aTokenFileThatIsADeviceAFIFOOrTooLargeIsRefusedAndTheDaemonServes() throws {
+    /// A token file named by mistake (a device, a FIFO, a file far larger than a token, one that is not text) is refused
+    /// with its reason, by `--check-config` as by the daemon; the check never waits on a FIFO, and the daemon serves.
+    @Test func aTokenFileTheDaemonCannotUseIsRefusedWithItsReasonAndTheDaemonServes() throws {
         let directory = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fifo = directory + "/fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
         let large = directory + "/large"
         try String(repeating: "t", count: 65_537).write(toFile: large, atomically: true, encoding: .utf8)
-        for (path, reason) in [("/dev/zero", "is not a regular file"), (fifo, "is not a regular file"), (large, "is larger than 64 KiB")] {
+        let binary = directory + "/binary"
+        try Data([0x74, 0x6F, 0x6B, 0xFF, 0xFE]).write(to: URL(fileURLWithPath: binary))
+        for (path, reason) in [("/dev/zero", "is not a regular file"), (fifo, "is not a regular file"), (large, "is larger than 64 KiB"),
+                               (binary, "is not UTF-8 text")] {
+            let warning = "the token file \(path) \(reason)"
             let check = try runProduct("sealtrust-scand", ["--token-file", path, "--check-config"])
-            #expect(check.status == 2 && check.errors.contains(path), "\(check)")
+            #expect(check.status == 2 && check.errors.contains(warning), "\(check)")
             let daemon = try ScanDaemon(api: nil, extra: ["--token-file", path]).waitUntilListening()
             defer { _ = daemon.terminate(); daemon.removeDirectory() }
-            let warning = "the token file \(path) \(reason)"
             let deadline = ContinuousClock.now + .seconds(10)
             while !daemon.process.standardError.contains(warning), ContinuousClock.now < deadline { usleep(20_000) }
             #expect(daemon.process.standardError.contains(warning), "\(daemon.process.standardError)")
