@@ -21,7 +21,7 @@ final class APITransport: Sendable {
         timeout = .milliseconds(Int64((configuration.timeout * 1000).rounded()))
         limiter = RateLimiter(window: .milliseconds(Int64((configuration.rateLimitWindow * 1000).rounded())))
         pool = ConnectionPool(
-            settings: ConnectionSettings(endpoint: endpoint, proxy: configuration.proxy?.absoluteString, caFile: configuration.caFile),
+            settings: ConnectionSettings(endpoint: endpoint, proxy: configuration.proxy?.absoluteString, caBundle: configuration.caBundle),
             keepAlive: .milliseconds(Int64((configuration.keepAlive * 1000).rounded())),
             openTimeout: timeout)
     }

@@ -77,10 +77,16 @@ final class CurlConnection: @unchecked Sendable {
         if settings.proxy != nil {
             ccurl_setopt_long(handle, CURLOPT_HTTPPROXYTUNNEL, 1)
         }
-        if let caFile = settings.caFile {
-            ccurl_setopt_string(handle, CURLOPT_CAINFO, caFile)
-            ccurl_setopt_string(handle, CURLOPT_CAPATH, nil)
-            ccurl_setopt_string(handle, CURLOPT_PROXY_CAINFO, caFile)
+        if let bundle = settings.caBundle {
+            // A blob takes the place of libcurl's CA file, and its CA folder (the system's store, /etc/ssl/certs on
+            // Debian) stays: the bundle is trusted in addition. An empty one would read as no blob: a line end is no
+            // certificate either, and fails as an unreadable CA file.
+            var pem = bundle.pem.isEmpty ? [0x0A] : bundle.pem
+            pem.withUnsafeMutableBytes { raw in
+                var blob = curl_blob(data: raw.baseAddress, len: raw.count, flags: UInt32(CURL_BLOB_COPY))
+                ccurl_setopt_pointer(handle, CURLOPT_CAINFO_BLOB, &blob)
+                ccurl_setopt_pointer(handle, CURLOPT_PROXY_CAINFO_BLOB, &blob)
+            }
         }
     }
 

@@ -74,7 +74,7 @@ struct CurlOpenFailure {
         default: break
         }
         if code == CURLE_SSL_CACERT_BADFILE {
-            return "TLS: cannot read the CA file \(settings.caFile ?? "(system store)")"
+            return "TLS: cannot read the CA file \(settings.caBundle?.path ?? "(system store)")"
         }
         if message.contains("subject name") || message.contains("does not match target host") {
             return "TLS: certificate is not for \(host)"

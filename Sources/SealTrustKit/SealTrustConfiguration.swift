@@ -18,8 +18,8 @@ public struct SealTrustConfiguration: Sendable {
     public var accessTokenProvider: @Sendable () -> String?
     /// An HTTP proxy (`http://host:port`) reached with `CONNECT`; nil goes direct.
     public var proxy: URL?
-    /// A PEM file of CA certificates trusted instead of the system's store (a private CA); nil for the system's.
-    public var caFile: String?
+    /// CA certificates trusted in addition to the system's store (a private CA); nil for the system's alone.
+    public var caBundle: CABundle?
     /// Seconds a connection may idle before it is no longer used: under what servers and load balancers allow.
     public var keepAlive: TimeInterval
 
@@ -31,7 +31,7 @@ public struct SealTrustConfiguration: Sendable {
         rateLimitWindow: TimeInterval = 60,
         accessTokenProvider: @escaping @Sendable () -> String? = { nil },
         proxy: URL? = nil,
-        caFile: String? = nil,
+        caBundle: CABundle? = nil,
         keepAlive: TimeInterval = 20
     ) {
         self.baseURL = baseURL
@@ -41,7 +41,7 @@ public struct SealTrustConfiguration: Sendable {
         self.rateLimitWindow = rateLimitWindow
         self.accessTokenProvider = accessTokenProvider
         self.proxy = proxy
-        self.caFile = caFile
+        self.caBundle = caBundle
         self.keepAlive = keepAlive
     }
 }

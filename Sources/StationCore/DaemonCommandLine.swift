@@ -142,23 +142,14 @@ public enum DaemonCommandLine {
         return .run(options)
     }
 
-    /// What `--check-config` adds to parsing: the files the configuration names can be read now, the token file as the
-    /// daemon reads it.
+    /// What `--check-config` adds to parsing: the files the configuration names can be read now, as the daemon reads them.
     static func checkNamedFiles(of options: DaemonOptions, environment: [String: String]) throws(ConfigurationError) {
         if let tokenFile = TokenStore.path(for: options, environment: environment),
            case .problem(let problem, _) = TokenFile.read(tokenFile) {
             throw ConfigurationError(message: problem)
         }
-        guard let bundle = options.apiCAFile else { return }
-        // Not blocking: a FIFO named by mistake must not hold up the check (or `systemctl reload`).
-        let descriptor = open(bundle, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw ConfigurationError(message: "\(bundle): cannot read the CA bundle: \(readFailureReason(bundle))")
-        }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw ConfigurationError(message: "\(bundle): the CA bundle is not a regular file")
+        if let bundle = options.apiCAFile, let problem = CABundleFile.read(bundle).problem {
+            throw ConfigurationError(message: problem)
         }
     }
 

@@ -24,7 +24,7 @@ public struct DaemonOptions: Sendable, Equatable {
     public var apiTimeout: Double = 15
     /// The HTTP proxy the API is reached through (`CONNECT`); nil goes direct. Defaults to `HTTPS_PROXY`.
     public var apiProxy: URL?
-    /// A private CA's PEM file, trusted instead of the system's store.
+    /// A PEM file of CA certificates trusted in addition to the system's store.
     public var apiCAFile: String?
     /// Seconds a connection to the API may idle before it is renewed.
     public var apiKeepalive: Double = 20

@@ -88,14 +88,20 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         self.tokens = tokens
         self.onStatusChange = onStatusChange
         log = EventLog(journal: journal, publisher: publisher, logger: logger)
-        settings = Mutex(Self.liveSettings(for: options, tokens: tokens))
+        settings = Mutex(Self.liveSettings(for: options, tokens: tokens, logger: logger))
     }
 
-    private static func liveSettings(for options: DaemonOptions, tokens: TokenStore) -> LiveSettings {
+    /// Made at start and on SIGHUP: the CA bundle is read then, and a problem with it logged.
+    private static func liveSettings(for options: DaemonOptions, tokens: TokenStore, logger: Logger) -> LiveSettings {
+        let caBundle = options.apiCAFile.map { path in
+            let (bundle, problem) = CABundleFile.read(path)
+            if let problem { logger.warning("\(problem): every API call fails until it is mended and the daemon reloaded") }
+            return bundle
+        }
         let configuration = SealTrustConfiguration(
             baseURL: options.apiBase, timeout: options.apiTimeout, clientIdentifier: clientIdentifier,
             extraHosts: options.extraHosts, accessTokenProvider: { tokens.token() },
-            proxy: options.apiProxy, caFile: options.apiCAFile, keepAlive: options.apiKeepalive)
+            proxy: options.apiProxy, caBundle: caBundle, keepAlive: options.apiKeepalive)
         return LiveSettings(
             options: options,
             client: SealTrustClient(configuration: configuration),
@@ -380,7 +386,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         if options.clientQueueBytes != previous.clientQueueBytes { needsRestart.append("client-queue") }
         if options.journalMaxBytes != previous.journalMaxBytes { needsRestart.append("journal-max-bytes") }
         if options.journalMaxAgeDays != previous.journalMaxAgeDays { needsRestart.append("journal-max-age") }
-        let fresh = Self.liveSettings(for: options, tokens: tokens)
+        let fresh = Self.liveSettings(for: options, tokens: tokens, logger: logger)
         settings.withLock { $0 = fresh }
         publishStatusLine()
         return needsRestart

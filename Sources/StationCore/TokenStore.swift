@@ -7,7 +7,7 @@ import Synchronization
 public final class TokenStore: Sendable {
     private struct State: Sendable {
         var path: String?
-        var identity: TokenFile.Identity?
+        var identity: NamedFile.Identity?
         var token: String?
         var lastProblem: String?
     }
