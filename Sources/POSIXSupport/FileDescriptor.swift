@@ -2,6 +2,21 @@ import Glibc
 
 /// Thin calls on a descriptor the caller owns; each failure is the errno it left.
 public enum FileDescriptor {
+    /// Opens `path` for reading (not as a controlling terminal, closed on exec) without waiting: a FIFO with no writer
+    /// opens at once, where a plain open would hold the caller until one comes. Reads are non-blocking too.
+    public static func openForReadingWithoutWaiting(_ path: String) throws(Errno) -> Int32 {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .current }
+        return descriptor
+    }
+
+    /// What the descriptor is (fstat): its type, size, identity and times.
+    public static func status(_ descriptor: Int32) throws(Errno) -> stat {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw .current }
+        return info
+    }
+
     /// Reads and writes return at once instead of waiting (O_NONBLOCK), and nothing else.
     public static func setNonBlocking(_ descriptor: Int32) throws(Errno) {
         let flags = fcntl(descriptor, F_GETFL)

@@ -160,8 +160,7 @@ public enum DaemonCommandLine {
     static func readFile(_ path: String) throws(ConfigurationError) -> [Setting] {
         var read: [UInt8]?
         // Not blocking: a FIFO named by mistake reads as what is in it now, and never holds up the start or a reload.
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        if descriptor >= 0 {
+        if let descriptor = try? FileDescriptor.openForReadingWithoutWaiting(path) {
             read = try? FileDescriptor.read(descriptor, upTo: maximumFileBytes + 1)
             close(descriptor)
         }

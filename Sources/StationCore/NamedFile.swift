@@ -24,11 +24,18 @@ enum NamedFile {
 
     /// Reads the file at `path`, unless it still has the identity `known`; `what` names it in a problem ("token file").
     static func read(_ path: String, what: String, limit: Int, unless known: Identity? = nil) -> Reading {
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        defer { if descriptor >= 0 { close(descriptor) } }
-        var info = stat()
-        guard descriptor >= 0, fstat(descriptor, &info) == 0 else {
-            return .problem("cannot read the \(what) \(path): \(Errno.current)", nil)
+        let descriptor: Int32
+        let info: stat
+        do {
+            descriptor = try FileDescriptor.openForReadingWithoutWaiting(path)
+        } catch {
+            return .problem("cannot read the \(what) \(path): \(error)", nil)
+        }
+        defer { close(descriptor) }
+        do {
+            info = try FileDescriptor.status(descriptor)
+        } catch {
+            return .problem("cannot read the \(what) \(path): \(error)", nil)
         }
         let identity = Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
                                 modifiedSeconds: info.st_mtim.tv_sec, modifiedNanoseconds: info.st_mtim.tv_nsec)

@@ -110,6 +110,7 @@ final class BrokerLink: Sendable {
             try handle.setNoDelay()
             if let credentials = settings.credentials { try handle.setCredentials(user: credentials.user, password: credentials.password) }
             if settings.address.usesTLS {
+                if let problem = TLSFileCheck.problem(in: settings) { return .failed(reason: problem, accepted: false) }
                 try handle.setTLS(caFile: settings.caFile, certificate: settings.certificate, key: settings.key)
             }
             if let willTopic = settings.willTopic { try handle.setWill(topic: willTopic, payload: BrokerSettings.offlinePayload) }

@@ -54,4 +54,26 @@ struct BadBrokerTests {
         }
         #expect(flaky.acceptedConnections - connectionsBefore <= 5)
     }
+
+    /// A CA file named by mistake (a FIFO): libmosquitto opened it and waited for a writer, with nothing said, and the
+    /// bridge did not stop on SIGTERM within 10 s. Now the bridge names it in the log and `STATUS=`, and stops at once.
+    @Test func aTLSFileNamedByMistakeIsSaidAndTheBridgeStillStopsAtOnce() throws {
+        let broker = try MosquittoBroker()
+        let daemon = try StationDaemon()
+        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let fifo = state + "/ca.pem"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let status = try StatusRecorder()
+        let certificates = broker.certificates
+        let bridge = try BridgeProcess(arguments: [
+            "--socket", daemon.socketPath, "--state-dir", state, "--url", broker.tlsURL, "--credentials", broker.credentialsFile,
+            "--ca", fifo, "--cert", certificates.clientCertificate, "--key", certificates.clientKey,
+        ], notify: status.listener)
+        let problem = "the CA file \(fifo) is not a regular file"
+        try status.waitForAny(problem, timeout: .seconds(10))
+        try waitUntil("no log line with '\(problem)': \(bridge.log)", timeout: .seconds(5)) { bridge.log.contains(problem) }
+        let stopping = ContinuousClock.now
+        #expect(bridge.stop() == 0)
+        #expect(ContinuousClock.now - stopping < .seconds(5))
+    }
 }
