@@ -32,6 +32,8 @@ final class BenchDaemon {
         startToListening = ContinuousClock.now - start
     }
 
+    var pid: Int32 { process.processIdentifier }
+
     func residentBytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),

@@ -6,7 +6,7 @@
 //     process, in microseconds: from the card-present event as its own PC/SC client sees it to the verdict line's
 //     arrival at its subscriber (the daemon's own `latency_ms` and `at` have whole milliseconds only). Beside the
 //     goal's ratio, not in it: one journal line made durable on the same disk, which the daemon must pay before it
-//     publishes an event and the floor never does;
+//     publishes an event and the floor never does; and the daemon's processor time per tap, by thread;
 // (c) resident memory idle and with 1,000 subscribers;
 // (d) time from spawn to a listening socket, with an empty journal and with one whose active segment is nearly full.
 // (b) fan-out is measured by the socket part's benchmark.
@@ -171,7 +171,9 @@ struct ScandBench {
         let idle = daemon.residentBytes()
         let syncs = try diskSyncs(options.taps)
         servedBefore = try await verifyServiceTimes(api).count
+        let cpuBefore = ThreadCPUTimes(pid: daemon.pid)
         let (taps, tapsByDaemonClock) = try await daemonTaps(options.taps, tag: tag, daemon: daemon, presence: presence)
+        let cpu = ThreadCPUTimes(pid: daemon.pid).since(cpuBefore)
         let tapService = try await verifyServiceTimes(api).dropFirst(servedBefore)
         guard tapService.count == taps.count else { throw BenchFailure("\(taps.count) taps but \(tapService.count) verify calls") }
         let tapsNet = zip(taps, tapService).map { $0 - $1 }
@@ -190,6 +192,9 @@ struct ScandBench {
         print("    with the sandbox's time left in both: daemon p50 \(milliseconds(percentile(taps, 0.5))), floor p50 \(milliseconds(percentile(floorWithSandbox, 0.5)))"
             + ", daemon / floor: p50 \(ratio(percentile(taps, 0.5), percentile(floorWithSandbox, 0.5)))  p99 \(ratio(percentile(taps, 0.99), percentile(floorWithSandbox, 0.99)))")
 
+        let perTap = cpu.map { "\($0.name) \(String(format: "%.2f", Double($0.nanoseconds) / 1e6 / Double(taps.count)))" }
+        print("    the daemon's processor time per tap, by thread (ms): \(perTap.joined(separator: ", ")); total "
+            + String(format: "%.2f", Double(cpu.map(\.nanoseconds).reduce(0, +)) / 1e6 / Double(taps.count)))
         print("(c) resident memory")
         // Once it has made calls, the daemon holds libcurl, its TLS library and the sessions it keeps.
         let idleAfterTaps = daemon.residentBytes()
