@@ -144,6 +144,7 @@ struct ScandBench {
         // The sandbox's own time for each call, from its records, comes off every round trip below: what is
         // compared is what the daemon and the minimal clients add, not how long the sandbox computes.
         var servedBefore = try await verifyServiceTimes(api).count
+        let stolenBeforeFloor = StolenTime()
         let http = try httpFloor(api: api, count: options.taps)
         let httpService = try await verifyServiceTimes(api).dropFirst(servedBefore)
         let httpNet = zip(http, httpService).map { $0 - $1 }
@@ -162,6 +163,7 @@ struct ScandBench {
         let presence = try PresenceWatcher(reader: tag.readerName)
         defer { presence.stop() }
         let reads = try await referenceReads(options.taps, tag: tag, program: options.reference, presence: presence)
+        let stolenDuringFloor = StolenTime().since(stolenBeforeFloor)
         let floor = zip(reads.sorted(), httpNet.sorted()).map { $0 + $1 }
         let floorWithSandbox = zip(reads.sorted(), http.sorted()).map { $0 + $1 }
         let daemon = try BenchDaemon(executable: options.daemon, api: api, nfc: tag.readerName)
@@ -172,7 +174,9 @@ struct ScandBench {
         let syncs = try diskSyncs(options.taps)
         servedBefore = try await verifyServiceTimes(api).count
         let cpuBefore = ThreadCPUTimes(pid: daemon.pid)
+        let stolenBeforeTaps = StolenTime()
         let (taps, tapsByDaemonClock) = try await daemonTaps(options.taps, tag: tag, daemon: daemon, presence: presence)
+        let stolenDuringTaps = StolenTime().since(stolenBeforeTaps)
         let cpu = ThreadCPUTimes(pid: daemon.pid).since(cpuBefore)
         let tapService = try await verifyServiceTimes(api).dropFirst(servedBefore)
         guard tapService.count == taps.count else { throw BenchFailure("\(taps.count) taps but \(tapService.count) verify calls") }
@@ -195,6 +199,8 @@ struct ScandBench {
         let perTap = cpu.map { "\($0.name) \(String(format: "%.2f", Double($0.nanoseconds) / 1e6 / Double(taps.count)))" }
         print("    the daemon's processor time per tap, by thread (ms): \(perTap.joined(separator: ", ")); total "
             + String(format: "%.2f", Double(cpu.map(\.nanoseconds).reduce(0, +)) / 1e6 / Double(taps.count)))
+        print("    processor time the hypervisor gave to other machines (steal): \(stolenDuringFloor) while the floor was measured,"
+            + " \(stolenDuringTaps) during the daemon's taps")
         print("(c) resident memory")
         // Once it has made calls, the daemon holds libcurl, its TLS library and the sessions it keeps.
         let idleAfterTaps = daemon.residentBytes()
