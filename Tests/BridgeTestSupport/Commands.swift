@@ -1,25 +1,5 @@
 import Foundation
 
-/// Runs a tool to its end; throws with its output when it fails.
-@discardableResult
-public func runTool(_ executable: String, _ arguments: [String], in directory: String? = nil) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let text = String(decoding: data, as: UTF8.self)
-    guard process.terminationStatus == 0 else {
-        throw BridgeHarnessError("\(executable) \(arguments.joined(separator: " ")) failed: \(text)")
-    }
-    return text
-}
-
 /// A loopback TCP port nobody listens on now (bound to port 0, then released).
 public func freeLoopbackPort() throws -> Int {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// Debian's mosquitto on loopback ports of its own, with its own configuration, never the system's:
 /// a plain listener, a TLS one that wants a client certificate, and a TLS one whose certificate names

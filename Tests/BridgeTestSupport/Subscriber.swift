@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// One message a subscriber received: its topic, the payload, and the payload's seq when it has one.
 public struct ReceivedMessage: Sendable {

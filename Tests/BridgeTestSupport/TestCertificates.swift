@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A CA made at test time with openssl, a server certificate for 127.0.0.1 and localhost, one
 /// for another host only (broker.example), a client certificate, and a second CA that signed nothing the broker shows.

@@ -89,17 +89,4 @@ struct CABundleTests {
         while !daemon.process.standardError.contains(text), ContinuousClock.now < deadline { usleep(20_000) }
         guard daemon.process.standardError.contains(text) else { throw HarnessError("no '\(text)' in the log: \(daemon.process.standardError)") }
     }
-
-    private func runTool(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw HarnessError("\(executable) \(arguments.joined(separator: " ")): \(text)") }
-    }
 }

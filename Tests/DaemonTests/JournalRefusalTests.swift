@@ -100,18 +100,10 @@ enum PrivateMounts {
             : ["/usr/bin/unshare", "--user", "--map-root-user", "--mount", "--propagation", "private"]
     }
 
-    /// Runs `command` in the mount namespace of `pid`; throws with its stderr when it fails.
+    /// Runs `command` in the mount namespace of `pid`; throws with what it printed when it fails.
     static func run(in pid: pid_t, _ command: [String]) throws {
         let enter = getuid() == 0 ? ["-t", "\(pid)", "-m", "--"] : ["-t", "\(pid)", "-U", "-m", "--preserve-credentials", "--"]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/nsenter")
-        process.arguments = enter + command
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw HarnessError("\(command.joined(separator: " ")): \(text)") }
+        try runTool("/usr/bin/nsenter", enter + command)
     }
 }
 

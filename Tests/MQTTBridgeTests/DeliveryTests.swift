@@ -2,6 +2,7 @@ import BridgeTestSupport
 import Foundation
 import Glibc
 import SystemdTestSupport
+import TestSupport
 import Testing
 
 /// The daemon's journaled lines by seq, read through a replay on the socket: what each MQTT payload must equal.
