@@ -2,15 +2,16 @@ import Foundation
 import Glibc
 import Harness
 
-/// The release daemon under measurement, its socket and journal in a scratch folder (or the journal given).
+/// The release daemon under measurement, its socket and journal in a scratch folder under `scratch` (or the journal
+/// given): on a disk, each event's fdatasync is a real one; on a tmpfs, it costs nothing.
 final class BenchDaemon {
     let socketPath: String
     let startToListening: Duration
     private let process: Process
     private let directory: String
 
-    init(executable: String, api: SandboxAPI, nfc: String, journal: String? = nil) throws {
-        directory = try makeScratchDirectory("scand-bench")
+    init(executable: String, api: SandboxAPI, nfc: String, scratch: String, journal: String? = nil) throws {
+        directory = try makeScratchDirectory("scand-bench", in: scratch)
         socketPath = directory + "/scand.sock"
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -42,7 +43,18 @@ final class BenchDaemon {
         return kilobytes * 1024
     }
 
+    /// Freezes the daemon while the floor is measured on its reader, so that it neither reads those taps nor runs beside
+    /// them; pcscd's word of them waits in its socket, and on `resume` it finds the tag out of the field.
+    func pause() {
+        kill(pid, SIGSTOP)
+    }
+
+    func resume() {
+        kill(pid, SIGCONT)
+    }
+
     func stop() {
+        resume()
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()

@@ -9,8 +9,8 @@ final class DiskSync {
     private let descriptor: Int32
     private let line = [UInt8](repeating: UInt8(ascii: "x"), count: 299) + [0x0A]
 
-    init() throws {
-        directory = try makeScratchDirectory("scand-bench-disk")
+    init(in scratch: String) throws {
+        directory = try makeScratchDirectory("scand-bench-disk", in: scratch)
         descriptor = open(directory + "/appends.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o640)
         guard descriptor >= 0 else { throw BenchFailure("open: \(String(cString: strerror(errno)))") }
     }
@@ -20,6 +20,15 @@ final class DiskSync {
         guard write(descriptor, line, line.count) == line.count, fdatasync(descriptor) == 0
         else { throw BenchFailure("append and fdatasync: \(String(cString: strerror(errno)))") }
         return ContinuousClock.now - start
+    }
+
+    /// The type of the file system the journal is on (the mount holding its folder, from /proc/self/mounts): whether
+    /// its fdatasync reaches a disk.
+    var fileSystem: String {
+        let mounts = ((try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? "").split(separator: "\n")
+            .map { $0.split(separator: " ") }.filter { $0.count > 2 }
+        let holding = mounts.filter { directory == $0[1] || directory.hasPrefix($0[1] == "/" ? "/" : $0[1] + "/") }
+        return holding.max { $0[1].count < $1[1].count }.map { String($0[2]) } ?? "unknown"
     }
 
     func stop() {

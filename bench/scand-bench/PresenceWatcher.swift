@@ -8,10 +8,12 @@ import Synchronization
 ///
 /// pcscd wakes every client waiting on the reader at once, so this thread sees the presentation when the daemon's
 /// monitor (or the C reference) does. After each presentation it waits for `rearm`, so that during the tap it makes
-/// no PC/SC call beside the program being measured.
+/// no PC/SC call beside the program being measured; then it notes the tag's removal once pcscd has noticed it, so that
+/// the benchmark can tell when every client of the reader has seen the tap end.
 final class PresenceWatcher: Sendable {
     private struct State {
         var presentations: [ContinuousClock.Instant] = []
+        var removals = 0
         var stopping = false
         var failure: String?
     }
@@ -49,6 +51,18 @@ final class PresenceWatcher: Sendable {
         }
     }
 
+    /// Returns once pcscd has noticed the removal that ended the `index`th presentation (from 0), waiting up to `timeout`.
+    func removal(_ index: Int, timeout: Duration) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let (seen, failure) = state.withLock { ($0.removals > index, $0.failure) }
+            if seen { return }
+            if let failure { throw BenchFailure("the presence watcher on \(reader): \(failure)") }
+            guard ContinuousClock.now < deadline else { throw BenchFailure("no removal noticed on \(reader)") }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
     /// Watch for the next presentation (call once the tap is over).
     func rearm() {
         rearmed.signal()
@@ -70,6 +84,7 @@ final class PresenceWatcher: Sendable {
         entry.szReader = UnsafePointer(name)
         entry.dwCurrentState = DWORD(SCARD_STATE_UNAWARE)
         var first = true
+        var inField = false
         while !state.withLock({ $0.stopping }) {
             let status = SCardGetStatusChange(context, first ? 0 : DWORD(INFINITE), &entry, 1)
             let now = ContinuousClock.now
@@ -86,6 +101,10 @@ final class PresenceWatcher: Sendable {
             if present && newPresentation && !first {
                 state.withLock { $0.presentations.append(now) }
                 rearmed.wait()
+                inField = true
+            } else if !present && inField {
+                state.withLock { $0.removals += 1 }
+                inField = false
             }
             first = false
         }

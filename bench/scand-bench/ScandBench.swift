@@ -6,14 +6,17 @@
 //     process, in microseconds: from the card-present event as its own PC/SC client sees it to the verdict line's
 //     arrival at its subscriber (the daemon's own `latency_ms` and `at` have whole milliseconds only). Beside the
 //     goal's ratio, not in it: one journal line made durable on the same disk, which the daemon must pay before it
-//     publishes an event and the floor never does; and the daemon's processor time per tap, by thread;
+//     publishes an event and the floor never does; and the daemon's processor time per tap, by thread. The floor and
+//     the daemon's taps take turns, five taps at a time, on the same reader and tag (the daemon paused while the
+//     floor is measured), so that both meet the same host;
 // (c) resident memory idle and with 1,000 subscribers;
 // (d) time from spawn to a listening socket, with an empty journal and with one whose active segment is nearly full.
 // (b) fan-out is measured by the socket part's benchmark.
 //
-//   scand-bench --daemon PATH --reference PATH [--taps 25] [--starts 20] [--reader 1]
+//   scand-bench --daemon PATH --reference PATH [--taps 25] [--starts 20] [--reader 1] [--scratch /tmp]
 //
-// --reader picks vpcd's virtual reader (0 or 1), so that a run can keep off the one a test is using.
+// --reader picks vpcd's virtual reader (0 or 1), so that a run can keep off the one a test is using. --scratch is
+// where the daemons' sockets and journals go: a folder on a tmpfs shows what the journal's disk costs a tap.
 //
 // Taps stay under the API client's own limit of 30 verifications a minute.
 import Foundation
@@ -34,6 +37,7 @@ struct Options {
     var taps = 25
     var starts = 20
     var reader = 1
+    var scratch = "/tmp"
 
     static func parse(_ arguments: [String]) throws -> Options {
         var options = Options()
@@ -47,6 +51,7 @@ struct Options {
             case "--taps": options.taps = Int(value) ?? 0
             case "--starts": options.starts = Int(value) ?? 0
             case "--reader": options.reader = Int(value) ?? -1
+            case "--scratch": options.scratch = value
             default: throw BenchFailure(usage)
             }
             index += 2
@@ -58,7 +63,7 @@ struct Options {
     }
 }
 
-let usage = "usage: scand-bench --daemon PATH --reference PATH [--taps N] [--starts N] [--reader 0|1]"
+let usage = "usage: scand-bench --daemon PATH --reference PATH [--taps N] [--starts N] [--reader 0|1] [--scratch DIR]"
 
 func percentile(_ values: [Duration], _ fraction: Double) -> Duration {
     let sorted = values.sorted()
@@ -126,7 +131,7 @@ struct ScandBench {
         print("(d) start to listening socket, \(options.starts) starts")
         var starts: [Duration] = []
         for _ in 0..<options.starts {
-            let daemon = try BenchDaemon(executable: options.daemon, api: api, nfc: "none")
+            let daemon = try BenchDaemon(executable: options.daemon, api: api, nfc: "none", scratch: options.scratch)
             starts.append(daemon.startToListening)
             daemon.stop()
         }
@@ -135,7 +140,7 @@ struct ScandBench {
         defer { full.remove() }
         var fullStarts: [Duration] = []
         for _ in 0..<options.starts {
-            let daemon = try BenchDaemon(executable: options.daemon, api: api, nfc: "none", journal: full.path)
+            let daemon = try BenchDaemon(executable: options.daemon, api: api, nfc: "none", scratch: options.scratch, journal: full.path)
             fullStarts.append(daemon.startToListening)
             daemon.stop()
         }
@@ -143,52 +148,82 @@ struct ScandBench {
 
         // The sandbox's own time for each call, from its records, comes off every round trip below: what is
         // compared is what the daemon and the minimal clients add, not how long the sandbox computes.
-        var servedBefore = try await verifyServiceTimes(api).count
-        let stolenBeforeFloor = StolenTime()
-        let http = try httpFloor(api: api, count: options.taps)
-        let httpService = try await verifyServiceTimes(api).dropFirst(servedBefore)
-        let httpNet = zip(http, httpService).map { $0 - $1 }
-        print("(a) one verify round trip by a minimal HTTP client on loopback")
-        print("    the sandbox's own time per verify: p50 \(milliseconds(percentile(Array(httpService), 0.5)))  p99 \(milliseconds(percentile(Array(httpService), 0.99)))")
-        print("    round trip, the sandbox's time included: p50 \(milliseconds(percentile(http, 0.5)))  p99 \(milliseconds(percentile(http, 0.99)))")
-        print("    round trip, the sandbox's time removed:  p50 \(milliseconds(percentile(httpNet, 0.5)))  p99 \(milliseconds(percentile(httpNet, 0.99)))")
-
-        servedBefore = try await verifyServiceTimes(api).count
+        let servedBeforeKit = try await verifyServiceTimes(api).count
         let kit = try await kitRoundTrips(api: api, count: min(options.taps, 20))
-        let kitNet = zip(kit, try await verifyServiceTimes(api).dropFirst(servedBefore)).map { $0 - $1 }
-        print("    the same call through SealTrustKit's client (libcurl, the connection opened ahead), the sandbox's time removed: p50 \(milliseconds(percentile(kitNet, 0.5)))  p99 \(milliseconds(percentile(kitNet, 0.99)))")
+        let kitNet = zip(kit, try await verifyServiceTimes(api).dropFirst(servedBeforeKit)).map { $0 - $1 }
 
         let tag = try VirtualTag.start(reader: options.reader, chip: "spare-a")
         defer { tag.stop() }
         let presence = try PresenceWatcher(reader: tag.readerName)
         defer { presence.stop() }
-        let reads = try await referenceReads(options.taps, tag: tag, program: options.reference, presence: presence)
-        let stolenDuringFloor = StolenTime().since(stolenBeforeFloor)
-        let floor = zip(reads.sorted(), httpNet.sorted()).map { $0 + $1 }
-        let floorWithSandbox = zip(reads.sorted(), http.sorted()).map { $0 + $1 }
-        let daemon = try BenchDaemon(executable: options.daemon, api: api, nfc: tag.readerName)
+        let daemon = try BenchDaemon(executable: options.daemon, api: api, nfc: tag.readerName, scratch: options.scratch)
         defer { daemon.stop() }
         // Settled: the NFC source has started and waits for a tag.
         try await Task.sleep(for: .seconds(1))
         let idle = daemon.residentBytes()
-        let syncs = try diskSyncs(options.taps)
-        servedBefore = try await verifyServiceTimes(api).count
+        let (syncs, fileSystem) = try diskSyncs(options.taps, in: options.scratch)
+        let verdicts = try await VerdictArrivals(socketPath: daemon.socketPath)
+        defer { verdicts.stop() }
+
+        // The floor and the daemon's taps take turns, a few taps at a time, on the same reader and tag: the host
+        // (other virtual machines take this one's processors for seconds at a time) is then the same for both.
+        let floorURLs = try mintedURLs(chip: "spare-b", counters: 1_000..<(1_000 + options.taps))
+        var reads: [Duration] = [], http: [Duration] = [], httpService: [Duration] = []
+        var taps: [Duration] = [], tapsByDaemonClock: [Duration] = [], tapService: [Duration] = []
+        var stolenDuringFloor = StolenTime.Span(), stolenDuringTaps = StolenTime.Span()
         let cpuBefore = ThreadCPUTimes(pid: daemon.pid)
-        let stolenBeforeTaps = StolenTime()
-        let (taps, tapsByDaemonClock) = try await daemonTaps(options.taps, tag: tag, daemon: daemon, presence: presence)
-        let stolenDuringTaps = StolenTime().since(stolenBeforeTaps)
+        let rounds = min(options.taps, 5)
+        for round in 0..<rounds {
+            let share = options.taps * (round + 1) / rounds - options.taps * round / rounds
+            if !taps.isEmpty {
+                // Paused only once pcscd has noticed the last tap's removal and the daemon has had a moment to end its
+                // signal on the reader: well inside the 600 ms vtag keeps between a removal and the next presentation.
+                try await presence.removal(presence.count - 1, timeout: .seconds(10))
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            daemon.pause()
+            var served = try await verifyServiceTimes(api).count
+            var stolenBefore = StolenTime()
+            let floor = try await floorTaps(floorURLs[reads.count ..< reads.count + share], tag: tag, program: options.reference,
+                                            presence: presence, api: api)
+            stolenDuringFloor += StolenTime().since(stolenBefore)
+            reads += floor.reads
+            http += floor.roundTrips
+            httpService += try await verifyServiceTimes(api).dropFirst(served)
+            daemon.resume()
+
+            served = try await verifyServiceTimes(api).count
+            stolenBefore = StolenTime()
+            let daemonShare = try await daemonTaps(share, from: taps.count, tag: tag, verdicts: verdicts, presence: presence)
+            stolenDuringTaps += StolenTime().since(stolenBefore)
+            taps += daemonShare.own
+            tapsByDaemonClock += daemonShare.daemonClock
+            tapService += try await verifyServiceTimes(api).dropFirst(served)
+        }
         let cpu = ThreadCPUTimes(pid: daemon.pid).since(cpuBefore)
-        let tapService = try await verifyServiceTimes(api).dropFirst(servedBefore)
+        guard httpService.count == http.count else { throw BenchFailure("\(http.count) floor round trips but \(httpService.count) verify calls") }
         guard tapService.count == taps.count else { throw BenchFailure("\(taps.count) taps but \(tapService.count) verify calls") }
+        let httpNet = zip(http, httpService).map { $0 - $1 }
+        let floor = zip(reads.sorted(), httpNet.sorted()).map { $0 + $1 }
+        let floorWithSandbox = zip(reads.sorted(), http.sorted()).map { $0 + $1 }
         let tapsNet = zip(taps, tapService).map { $0 - $1 }
         let tapsNetByDaemonClock = zip(tapsByDaemonClock, tapService).map { $0 - $1 }
+        print("(a) tap to verdict, \(options.taps) taps of the floor and \(options.taps) of the daemon, in turns of \(options.taps / rounds);"
+            + " the daemon's journal under \(options.scratch) (\(fileSystem))")
+        print("    one verify round trip by a minimal HTTP client on loopback")
+        print("    the sandbox's own time per verify: p50 \(milliseconds(percentile(httpService, 0.5)))  p99 \(milliseconds(percentile(httpService, 0.99)))")
+        print("    round trip, the sandbox's time included: p50 \(milliseconds(percentile(http, 0.5)))  p99 \(milliseconds(percentile(http, 0.99)))")
+        print("    round trip, the sandbox's time removed:  p50 \(milliseconds(percentile(httpNet, 0.5)))  p99 \(milliseconds(percentile(httpNet, 0.99)))")
+        print("    the same call through SealTrustKit's client (libcurl, the connection opened ahead), the sandbox's time removed: p50 \(milliseconds(percentile(kitNet, 0.5)))  p99 \(milliseconds(percentile(kitNet, 0.99)))")
         print("    C reference tag read (card-present event to URI): p50 \(milliseconds(percentile(reads, 0.5)))  p99 \(milliseconds(percentile(reads, 0.99)))")
         print("    floor (tag read + round trip, the sandbox's time removed): p50 \(milliseconds(percentile(floor, 0.5)))  p99 \(milliseconds(percentile(floor, 0.99)))")
         print("    daemon (card-present event to verdict at a subscriber, timed by this process, the sandbox's time removed): p50 \(milliseconds(percentile(tapsNet, 0.5)))  p99 \(milliseconds(percentile(tapsNet, 0.99)))")
+        print("    the daemon's taps in order, the sandbox's time removed (ms; a run of \(options.taps / rounds) follows each pause): "
+            + tapsNet.map { String(format: "%.1f", Double($0.components.attoseconds) / 1e15 + Double($0.components.seconds) * 1000) }.joined(separator: " "))
         print("    daemon / floor: p50 \(ratio(percentile(tapsNet, 0.5), percentile(floor, 0.5)))  p99 \(ratio(percentile(tapsNet, 0.99), percentile(floor, 0.99)))  goal ≤ 1.2×")
         // Not the goal's ratio: the least a station that publishes only durable events can do on this disk.
         let durableFloor = zip(floor, syncs.sorted()).map { $0 + $1 }
-        print("    one journal line made durable on this disk (append + fdatasync): p50 \(milliseconds(percentile(syncs, 0.5)))  p99 \(milliseconds(percentile(syncs, 0.99)))"
+        print("    one journal line made durable on that disk (append + fdatasync): p50 \(milliseconds(percentile(syncs, 0.5)))  p99 \(milliseconds(percentile(syncs, 0.99)))"
             + "; the floor with it: p50 \(milliseconds(percentile(durableFloor, 0.5)))  p99 \(milliseconds(percentile(durableFloor, 0.99)))"
             + ", daemon / that: p50 \(ratio(percentile(tapsNet, 0.5), percentile(durableFloor, 0.5)))  p99 \(ratio(percentile(tapsNet, 0.99), percentile(durableFloor, 0.99)))")
         print("    the daemon's figure by its own clock (latency_ms, then the time since the verdict's at; ±1 ms a tap), the sandbox's time removed:"
@@ -214,38 +249,43 @@ struct ScandBench {
         subscribers.removeAll()
     }
 
-    /// Present to URI, by the C reference, timed from the same point as the daemon's taps.
-    /// The presence watcher runs here too, so that the reference and the daemon share its small cost.
-    static func referenceReads(_ count: Int, tag: VirtualTag, program: String, presence: PresenceWatcher) async throws -> [Duration] {
-        let reference = try ChildProcess(program, [tag.readerName, String(count)])
+    /// The floor's taps, while the daemon is paused: present to URI by the C reference, timed from the same point as
+    /// the daemon's taps, then, the tag out of the field, one verify per fresh URL by the minimal HTTP client. The
+    /// presence watcher runs here too, so that the reference and the daemon share its small cost.
+    static func floorTaps(_ urls: ArraySlice<String>, tag: VirtualTag, program: String, presence: PresenceWatcher,
+                          api: SandboxAPI) async throws -> (reads: [Duration], roundTrips: [Duration]) {
+        let reference = try ChildProcess(program, [tag.readerName, String(urls.count)])
         defer { reference.signal(SIGTERM); reference.waitForExit(timeout: .seconds(5)) }
         _ = try await reference.waitForLine(timeout: .seconds(10)) { $0 == "READY" }
-        var durations: [Duration] = []
-        for _ in 0..<count {
+        var reads: [Duration] = [], roundTrips: [Duration] = []
+        for url in urls {
             let mark = reference.lines.count
+            let presentation = presence.count
             try await tag.present()
             let line = try await reference.waitForLine(after: mark, timeout: .seconds(10)) { $0.hasPrefix("READ ") || $0.hasPrefix("FAIL ") }
             guard line.hasPrefix("READ "), let microseconds = Int64(line.split(separator: " ")[1])
             else { throw BenchFailure("the C reference read nothing from the tag: \(line)") }
-            durations.append(.microseconds(microseconds))
+            reads.append(.microseconds(microseconds))
+            _ = try await presence.presentation(presentation, timeout: .seconds(10))
             presence.rearm()
             try await tag.remove()
+            try await presence.removal(presentation, timeout: .seconds(10))
+            roundTrips.append(try httpRoundTrip(api: api, url: url))
         }
-        return durations
+        return (reads, roundTrips)
     }
 
     /// Card-present to the verdict at a subscriber: `own` on this process's clock (the card-present event as a PC/SC
     /// client sees it, the verdict line as it arrives), `daemonClock` as the daemon tells it (its whole-millisecond
     /// `latency_ms`, then the time since the verdict's millisecond `at`), for comparison with earlier runs.
-    static func daemonTaps(_ count: Int, tag: VirtualTag, daemon: BenchDaemon, presence: PresenceWatcher) async throws
-        -> (own: [Duration], daemonClock: [Duration]) {
-        let verdicts = try await VerdictArrivals(socketPath: daemon.socketPath)
-        defer { verdicts.stop() }
+    /// `first` is the number of verdicts the subscriber had before.
+    static func daemonTaps(_ count: Int, from first: Int, tag: VirtualTag, verdicts: VerdictArrivals, presence: PresenceWatcher)
+        async throws -> (own: [Duration], daemonClock: [Duration]) {
         var own: [Duration] = []
         var daemonClock: [Duration] = []
         let rfc3339 = ISO8601DateFormatter()
         rfc3339.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        for index in 0..<count {
+        for index in first ..< first + count {
             let presentation = presence.count
             try await tag.present()
             let arrival = try await verdicts.verdict(index, timeout: .seconds(20))
@@ -270,14 +310,16 @@ struct ScandBench {
         }
     }
 
-    /// `count` verdict-sized appends made durable on the disk of the daemon's journal, 40 ms apart, as taps are.
-    static func diskSyncs(_ count: Int) throws -> [Duration] {
-        let disk = try DiskSync()
+    /// `count` verdict-sized appends made durable on the disk of the daemon's journal, 40 ms apart, as taps are, and
+    /// that disk's file system.
+    static func diskSyncs(_ count: Int, in scratch: String) throws -> ([Duration], String) {
+        let disk = try DiskSync(in: scratch)
         defer { disk.stop() }
-        return try (0..<count).map { _ in
+        let samples = try (0..<count).map { _ in
             usleep(40_000)
             return try disk.sample()
         }
+        return (samples, disk.fileSystem)
     }
 
     /// The daemon's own HTTP path, alone: where the daemon's time over the floor goes.
@@ -293,21 +335,16 @@ struct ScandBench {
         return durations
     }
 
-    /// One verify per fresh URL over a new loopback connection: the least an HTTP client does.
-    static func httpFloor(api: SandboxAPI, count: Int) throws -> [Duration] {
-        let urls = try mintedURLs(chip: "spare-b", counters: 1_000..<(1_000 + count))
-        var durations: [Duration] = []
-        for url in urls {
-            let body = "{\"url\":\"\(url)\"}"
-            let request = "POST /scans/verify HTTP/1.1\r\nHost: 127.0.0.1:\(api.port)\r\nAccept: application/json\r\n"
-                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-            let start = ContinuousClock.now
-            let answer = try httpExchange(port: api.port, request: request)
-            durations.append(ContinuousClock.now - start)
-            guard answer.hasPrefix("HTTP/1.") else { throw BenchFailure("the sandbox answered \(answer.prefix(40))") }
-            usleep(40_000)
-        }
-        return durations
+    /// One verify of a fresh URL over a new loopback connection: the least an HTTP client does.
+    static func httpRoundTrip(api: SandboxAPI, url: String) throws -> Duration {
+        let body = "{\"url\":\"\(url)\"}"
+        let request = "POST /scans/verify HTTP/1.1\r\nHost: 127.0.0.1:\(api.port)\r\nAccept: application/json\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        let start = ContinuousClock.now
+        let answer = try httpExchange(port: api.port, request: request)
+        let duration = ContinuousClock.now - start
+        guard answer.hasPrefix("HTTP/1.") else { throw BenchFailure("the sandbox answered \(answer.prefix(40))") }
+        return duration
     }
 
     static func httpExchange(port: Int, request: String) throws -> String {

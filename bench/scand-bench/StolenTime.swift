@@ -12,10 +12,24 @@ struct StolenTime {
         ticks = fields.count > 8 ? Int(fields[8]) ?? 0 : 0
     }
 
-    /// The milliseconds stolen since `earlier`, over all processors, and the seconds that passed, in words.
-    func since(_ earlier: StolenTime) -> String {
-        let elapsed = at - earlier.at
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return "\((ticks - earlier.ticks) * 1000 / sysconf(Int32(_SC_CLK_TCK))) ms in \(String(format: "%.1f", seconds)) s"
+    /// What was stolen since `earlier`, over all processors, and the time that passed.
+    func since(_ earlier: StolenTime) -> Span {
+        Span(stolenMilliseconds: (ticks - earlier.ticks) * 1000 / sysconf(Int32(_SC_CLK_TCK)), elapsed: at - earlier.at)
+    }
+
+    /// Steal over one or more stretches of a run: the floor's blocks, or the daemon's.
+    struct Span: CustomStringConvertible {
+        var stolenMilliseconds = 0
+        var elapsed = Duration.zero
+
+        static func += (total: inout Span, part: Span) {
+            total.stolenMilliseconds += part.stolenMilliseconds
+            total.elapsed += part.elapsed
+        }
+
+        var description: String {
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            return "\(stolenMilliseconds) ms in \(String(format: "%.1f", seconds)) s"
+        }
     }
 }
