@@ -2,8 +2,6 @@
 # The floor of bench-daemon's latency is read by the NFC part's C reference (its rule is in mk/nfc.mk).
 DAEMON_BENCH_TAPS ?= 25
 DAEMON_BENCH_READER ?= 1
-# Where the daemons' sockets and journals go: a tmpfs folder (/dev/shm) shows what the journal's disk costs a tap.
-DAEMON_BENCH_SCRATCH ?= /tmp
 DAEMON_FLOOR_READER := .build/bench/pcsc_read
 
 .PHONY: demo bench-daemon
@@ -18,7 +16,7 @@ bench-daemon: deps
 	$(MAKE) $(DAEMON_FLOOR_READER)
 	$(SWIFT) build -c release --product sealtrust-scand
 	$(SWIFT) build -c release --product scand-bench
-	$(SWIFT) run -c release --skip-build scand-bench --taps $(DAEMON_BENCH_TAPS) --reader $(DAEMON_BENCH_READER) --scratch $(DAEMON_BENCH_SCRATCH) --reference $(DAEMON_FLOOR_READER) \
+	$(SWIFT) run -c release --skip-build scand-bench --taps $(DAEMON_BENCH_TAPS) --reader $(DAEMON_BENCH_READER) --reference $(DAEMON_FLOOR_READER) \
 		--daemon "$$($(SWIFT) build -c release --show-bin-path)/sealtrust-scand"
 
 bench: bench-daemon

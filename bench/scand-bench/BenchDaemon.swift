@@ -10,7 +10,7 @@ final class BenchDaemon {
     private let process: Process
     private let directory: String
 
-    init(executable: String, api: SandboxAPI, nfc: String, scratch: String, journal: String? = nil) throws {
+    init(executable: String, api: SandboxAPI, nfc: String, scratch: String = "/tmp", journal: String? = nil) throws {
         directory = try makeScratchDirectory("scand-bench", in: scratch)
         socketPath = directory + "/scand.sock"
         process = Process()

@@ -22,15 +22,6 @@ final class DiskSync {
         return ContinuousClock.now - start
     }
 
-    /// The type of the file system the journal is on (the mount holding its folder, from /proc/self/mounts): whether
-    /// its fdatasync reaches a disk.
-    var fileSystem: String {
-        let mounts = ((try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? "").split(separator: "\n")
-            .map { $0.split(separator: " ") }.filter { $0.count > 2 }
-        let holding = mounts.filter { directory == $0[1] || directory.hasPrefix($0[1] == "/" ? "/" : $0[1] + "/") }
-        return holding.max { $0[1].count < $1[1].count }.map { String($0[2]) } ?? "unknown"
-    }
-
     func stop() {
         close(descriptor)
         try? FileManager.default.removeItem(atPath: directory)

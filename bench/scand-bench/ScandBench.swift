@@ -8,15 +8,15 @@
 //     goal's ratio, not in it: one journal line made durable on the same disk, which the daemon must pay before it
 //     publishes an event and the floor never does; and the daemon's processor time per tap, by thread. The floor and
 //     the daemon's taps take turns, five taps at a time, on the same reader and tag (the daemon paused while the
-//     floor is measured), so that both meet the same host;
+//     floor is measured), so that both meet the same host; a third turn in each round is the same daemon with its
+//     journal on a tmpfs (/dev/shm), where an fdatasync costs nothing: what the journal's disk costs a tap;
 // (c) resident memory idle and with 1,000 subscribers;
 // (d) time from spawn to a listening socket, with an empty journal and with one whose active segment is nearly full.
 // (b) fan-out is measured by the socket part's benchmark.
 //
-//   scand-bench --daemon PATH --reference PATH [--taps 25] [--starts 20] [--reader 1] [--scratch /tmp]
+//   scand-bench --daemon PATH --reference PATH [--taps 25] [--starts 20] [--reader 1]
 //
-// --reader picks vpcd's virtual reader (0 or 1), so that a run can keep off the one a test is using. --scratch is
-// where the daemons' sockets and journals go: a folder on a tmpfs shows what the journal's disk costs a tap.
+// --reader picks vpcd's virtual reader (0 or 1), so that a run can keep off the one a test is using.
 //
 // Taps stay under the API client's own limit of 30 verifications a minute.
 import Foundation
@@ -37,7 +37,6 @@ struct Options {
     var taps = 25
     var starts = 20
     var reader = 1
-    var scratch = "/tmp"
 
     static func parse(_ arguments: [String]) throws -> Options {
         var options = Options()
@@ -51,7 +50,6 @@ struct Options {
             case "--taps": options.taps = Int(value) ?? 0
             case "--starts": options.starts = Int(value) ?? 0
             case "--reader": options.reader = Int(value) ?? -1
-            case "--scratch": options.scratch = value
             default: throw BenchFailure(usage)
             }
             index += 2
@@ -63,7 +61,7 @@ struct Options {
     }
 }
 
-let usage = "usage: scand-bench --daemon PATH --reference PATH [--taps N] [--starts N] [--reader 0|1] [--scratch DIR]"
+let usage = "usage: scand-bench --daemon PATH --reference PATH [--taps N] [--starts N] [--reader 0|1]"
 
 func percentile(_ values: [Duration], _ fraction: Double) -> Duration {
     let sorted = values.sorted()
@@ -131,7 +129,7 @@ struct ScandBench {
         print("(d) start to listening socket, \(options.starts) starts")
         var starts: [Duration] = []
         for _ in 0..<options.starts {
-            let daemon = try BenchDaemon(executable: options.daemon, api: api, nfc: "none", scratch: options.scratch)
+            let daemon = try BenchDaemon(executable: options.daemon, api: api, nfc: "none")
             starts.append(daemon.startToListening)
             daemon.stop()
         }
@@ -140,7 +138,7 @@ struct ScandBench {
         defer { full.remove() }
         var fullStarts: [Duration] = []
         for _ in 0..<options.starts {
-            let daemon = try BenchDaemon(executable: options.daemon, api: api, nfc: "none", scratch: options.scratch, journal: full.path)
+            let daemon = try BenchDaemon(executable: options.daemon, api: api, nfc: "none", journal: full.path)
             fullStarts.append(daemon.startToListening)
             daemon.stop()
         }
@@ -156,60 +154,57 @@ struct ScandBench {
         defer { tag.stop() }
         let presence = try PresenceWatcher(reader: tag.readerName)
         defer { presence.stop() }
-        let daemon = try BenchDaemon(executable: options.daemon, api: api, nfc: tag.readerName, scratch: options.scratch)
-        defer { daemon.stop() }
-        // Settled: the NFC source has started and waits for a tag.
+        let measured = try await MeasuredDaemon(executable: options.daemon, api: api, reader: tag.readerName, scratch: "/tmp")
+        defer { measured.stop() }
+        let daemon = measured.daemon
+        let inMemory = memoryBackedFolder == "/tmp" ? nil
+            : try await MeasuredDaemon(executable: options.daemon, api: api, reader: tag.readerName, scratch: memoryBackedFolder)
+        defer { inMemory?.stop() }
+        let turns = [measured] + (inMemory.map { [$0] } ?? [])
+        // Settled: the NFC sources have started and wait for a tag.
         try await Task.sleep(for: .seconds(1))
         let idle = daemon.residentBytes()
-        let (syncs, fileSystem) = try diskSyncs(options.taps, in: options.scratch)
-        let verdicts = try await VerdictArrivals(socketPath: daemon.socketPath)
-        defer { verdicts.stop() }
+        let syncs = try diskSyncs(options.taps)
 
-        // The floor and the daemon's taps take turns, a few taps at a time, on the same reader and tag: the host
-        // (other virtual machines take this one's processors for seconds at a time) is then the same for both.
+        // The floor and the daemons' taps take turns, a few taps at a time, on the same reader and tag: the host
+        // (other virtual machines take this one's processors for seconds at a time) is then the same for all.
+        // Only the one whose turn it is runs; the others are paused.
         let floorURLs = try mintedURLs(chip: "spare-b", counters: 1_000..<(1_000 + options.taps))
         var reads: [Duration] = [], http: [Duration] = [], httpService: [Duration] = []
-        var taps: [Duration] = [], tapsByDaemonClock: [Duration] = [], tapService: [Duration] = []
-        var stolenDuringFloor = StolenTime.Span(), stolenDuringTaps = StolenTime.Span()
-        let cpuBefore = ThreadCPUTimes(pid: daemon.pid)
+        var stolenDuringFloor = StolenTime.Span()
         let rounds = min(options.taps, 5)
         for round in 0..<rounds {
             let share = options.taps * (round + 1) / rounds - options.taps * round / rounds
-            if !taps.isEmpty {
-                // Paused only once pcscd has noticed the last tap's removal and the daemon has had a moment to end its
-                // signal on the reader: well inside the 600 ms vtag keeps between a removal and the next presentation.
-                try await presence.removal(presence.count - 1, timeout: .seconds(10))
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            daemon.pause()
             var served = try await verifyServiceTimes(api).count
             var stolenBefore = StolenTime()
+            for turn in turns { turn.daemon.pause() }
             let floor = try await floorTaps(floorURLs[reads.count ..< reads.count + share], tag: tag, program: options.reference,
                                             presence: presence, api: api)
             stolenDuringFloor += StolenTime().since(stolenBefore)
             reads += floor.reads
             http += floor.roundTrips
             httpService += try await verifyServiceTimes(api).dropFirst(served)
-            daemon.resume()
-
-            served = try await verifyServiceTimes(api).count
-            stolenBefore = StolenTime()
-            let daemonShare = try await daemonTaps(share, from: taps.count, tag: tag, verdicts: verdicts, presence: presence)
-            stolenDuringTaps += StolenTime().since(stolenBefore)
-            taps += daemonShare.own
-            tapsByDaemonClock += daemonShare.daemonClock
-            tapService += try await verifyServiceTimes(api).dropFirst(served)
+            for turn in turns {
+                turn.daemon.resume()
+                served = try await verifyServiceTimes(api).count
+                stolenBefore = StolenTime()
+                let taps = try await daemonTaps(share, from: turn.taps.count, tag: tag, verdicts: turn.verdicts, presence: presence)
+                let stolen = StolenTime().since(stolenBefore)
+                try turn.add(taps, serviceTimes: try await verifyServiceTimes(api).dropFirst(served), stolen: stolen)
+                // Paused only once pcscd has noticed the last tap's removal and the daemon has had a moment to end its
+                // signal on the reader: well inside the 600 ms vtag keeps between a removal and the next presentation.
+                try await presence.removal(presence.count - 1, timeout: .seconds(10))
+                try await Task.sleep(for: .milliseconds(100))
+                turn.daemon.pause()
+            }
         }
-        let cpu = ThreadCPUTimes(pid: daemon.pid).since(cpuBefore)
+        for turn in turns { turn.daemon.resume() }
         guard httpService.count == http.count else { throw BenchFailure("\(http.count) floor round trips but \(httpService.count) verify calls") }
-        guard tapService.count == taps.count else { throw BenchFailure("\(taps.count) taps but \(tapService.count) verify calls") }
         let httpNet = zip(http, httpService).map { $0 - $1 }
         let floor = zip(reads.sorted(), httpNet.sorted()).map { $0 + $1 }
         let floorWithSandbox = zip(reads.sorted(), http.sorted()).map { $0 + $1 }
-        let tapsNet = zip(taps, tapService).map { $0 - $1 }
-        let tapsNetByDaemonClock = zip(tapsByDaemonClock, tapService).map { $0 - $1 }
-        print("(a) tap to verdict, \(options.taps) taps of the floor and \(options.taps) of the daemon, in turns of \(options.taps / rounds);"
-            + " the daemon's journal under \(options.scratch) (\(fileSystem))")
+        let tapsNet = measured.tapsNet
+        print("(a) tap to verdict, \(options.taps) taps of the floor and \(options.taps) of each daemon, in turns of \(options.taps / rounds)")
         print("    one verify round trip by a minimal HTTP client on loopback")
         print("    the sandbox's own time per verify: p50 \(milliseconds(percentile(httpService, 0.5)))  p99 \(milliseconds(percentile(httpService, 0.99)))")
         print("    round trip, the sandbox's time included: p50 \(milliseconds(percentile(http, 0.5)))  p99 \(milliseconds(percentile(http, 0.99)))")
@@ -217,9 +212,9 @@ struct ScandBench {
         print("    the same call through SealTrustKit's client (libcurl, the connection opened ahead), the sandbox's time removed: p50 \(milliseconds(percentile(kitNet, 0.5)))  p99 \(milliseconds(percentile(kitNet, 0.99)))")
         print("    C reference tag read (card-present event to URI): p50 \(milliseconds(percentile(reads, 0.5)))  p99 \(milliseconds(percentile(reads, 0.99)))")
         print("    floor (tag read + round trip, the sandbox's time removed): p50 \(milliseconds(percentile(floor, 0.5)))  p99 \(milliseconds(percentile(floor, 0.99)))")
-        print("    daemon (card-present event to verdict at a subscriber, timed by this process, the sandbox's time removed): p50 \(milliseconds(percentile(tapsNet, 0.5)))  p99 \(milliseconds(percentile(tapsNet, 0.99)))")
-        print("    the daemon's taps in order, the sandbox's time removed (ms; a run of \(options.taps / rounds) follows each pause): "
-            + tapsNet.map { String(format: "%.1f", Double($0.components.attoseconds) / 1e15 + Double($0.components.seconds) * 1000) }.joined(separator: " "))
+        print("    daemon, its journal on \(measured.journalFileSystem) (card-present event to verdict at a subscriber, timed by this process, the sandbox's time removed):"
+            + " p50 \(milliseconds(percentile(tapsNet, 0.5)))  p99 \(milliseconds(percentile(tapsNet, 0.99)))")
+        print("    its taps in order, the sandbox's time removed (ms; a run of \(options.taps / rounds) follows each pause): \(inOrder(tapsNet))")
         print("    daemon / floor: p50 \(ratio(percentile(tapsNet, 0.5), percentile(floor, 0.5)))  p99 \(ratio(percentile(tapsNet, 0.99), percentile(floor, 0.99)))  goal ≤ 1.2×")
         // Not the goal's ratio: the least a station that publishes only durable events can do on this disk.
         let durableFloor = zip(floor, syncs.sorted()).map { $0 + $1 }
@@ -227,15 +222,19 @@ struct ScandBench {
             + "; the floor with it: p50 \(milliseconds(percentile(durableFloor, 0.5)))  p99 \(milliseconds(percentile(durableFloor, 0.99)))"
             + ", daemon / that: p50 \(ratio(percentile(tapsNet, 0.5), percentile(durableFloor, 0.5)))  p99 \(ratio(percentile(tapsNet, 0.99), percentile(durableFloor, 0.99)))")
         print("    the daemon's figure by its own clock (latency_ms, then the time since the verdict's at; ±1 ms a tap), the sandbox's time removed:"
-            + " p50 \(milliseconds(percentile(tapsNetByDaemonClock, 0.5)))  p99 \(milliseconds(percentile(tapsNetByDaemonClock, 0.99)))")
-        print("    with the sandbox's time left in both: daemon p50 \(milliseconds(percentile(taps, 0.5))), floor p50 \(milliseconds(percentile(floorWithSandbox, 0.5)))"
-            + ", daemon / floor: p50 \(ratio(percentile(taps, 0.5), percentile(floorWithSandbox, 0.5)))  p99 \(ratio(percentile(taps, 0.99), percentile(floorWithSandbox, 0.99)))")
-
-        let perTap = cpu.map { "\($0.name) \(String(format: "%.2f", Double($0.nanoseconds) / 1e6 / Double(taps.count)))" }
-        print("    the daemon's processor time per tap, by thread (ms): \(perTap.joined(separator: ", ")); total "
-            + String(format: "%.2f", Double(cpu.map(\.nanoseconds).reduce(0, +)) / 1e6 / Double(taps.count)))
-        print("    processor time the hypervisor gave to other machines (steal): \(stolenDuringFloor) while the floor was measured,"
-            + " \(stolenDuringTaps) during the daemon's taps")
+            + " p50 \(milliseconds(percentile(measured.tapsNetByDaemonClock, 0.5)))  p99 \(milliseconds(percentile(measured.tapsNetByDaemonClock, 0.99)))")
+        print("    with the sandbox's time left in both: daemon p50 \(milliseconds(percentile(measured.taps, 0.5))), floor p50 \(milliseconds(percentile(floorWithSandbox, 0.5)))"
+            + ", daemon / floor: p50 \(ratio(percentile(measured.taps, 0.5), percentile(floorWithSandbox, 0.5)))  p99 \(ratio(percentile(measured.taps, 0.99), percentile(floorWithSandbox, 0.99)))")
+        print("    the daemon's processor time per tap, by thread (ms): \(measured.processorTimePerTap())")
+        if let inMemory {
+            let net = inMemory.tapsNet
+            print("    the same daemon, its journal on \(inMemory.journalFileSystem) (\(memoryBackedFolder)), where an fdatasync costs nothing: p50 \(milliseconds(percentile(net, 0.5)))"
+                + "  p99 \(milliseconds(percentile(net, 0.99))), / floor: p50 \(ratio(percentile(net, 0.5), percentile(floor, 0.5)))  p99 \(ratio(percentile(net, 0.99), percentile(floor, 0.99)))")
+            print("    its taps in order (ms): \(inOrder(net))")
+            print("    its processor time per tap, by thread (ms): \(inMemory.processorTimePerTap())")
+        }
+        print("    processor time the hypervisor gave to other machines (steal): \(stolenDuringFloor) while the floor was measured, "
+            + turns.map { "\($0.stolen) during the taps of the daemon with its journal on \($0.journalFileSystem)" }.joined(separator: ", "))
         print("(c) resident memory")
         // Once it has made calls, the daemon holds libcurl, its TLS library and the sessions it keeps.
         let idleAfterTaps = daemon.residentBytes()
@@ -310,16 +309,18 @@ struct ScandBench {
         }
     }
 
-    /// `count` verdict-sized appends made durable on the disk of the daemon's journal, 40 ms apart, as taps are, and
-    /// that disk's file system.
-    static func diskSyncs(_ count: Int, in scratch: String) throws -> ([Duration], String) {
-        let disk = try DiskSync(in: scratch)
+    /// `count` verdict-sized appends made durable on the disk of the daemon's journal, 40 ms apart, as taps are.
+    static func diskSyncs(_ count: Int) throws -> [Duration] {
+        let disk = try DiskSync(in: "/tmp")
         defer { disk.stop() }
-        let samples = try (0..<count).map { _ in
+        return try (0..<count).map { _ in
             usleep(40_000)
             return try disk.sample()
         }
-        return (samples, disk.fileSystem)
+    }
+
+    static func inOrder(_ taps: [Duration]) -> String {
+        taps.map { String(format: "%.1f", Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15) }.joined(separator: " ")
     }
 
     /// The daemon's own HTTP path, alone: where the daemon's time over the floor goes.
