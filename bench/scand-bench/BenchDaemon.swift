@@ -43,8 +43,9 @@ final class BenchDaemon {
         return kilobytes * 1024
     }
 
-    /// Freezes the daemon while the floor is measured on its reader, so that it neither reads those taps nor runs beside
-    /// them; pcscd's word of them waits in its socket, and on `resume` it finds the tag out of the field.
+    /// Freezes the daemon while another turn (the floor's, or another daemon's) taps its reader, so that it neither
+    /// reads those taps nor runs beside them; pcscd's word of them waits in its socket, and on `resume` it finds the tag
+    /// out of the field.
     func pause() {
         kill(pid, SIGSTOP)
     }

@@ -9,8 +9,8 @@ final class DiskSync {
     private let descriptor: Int32
     private let line = [UInt8](repeating: UInt8(ascii: "x"), count: 299) + [0x0A]
 
-    init(in scratch: String) throws {
-        directory = try makeScratchDirectory("scand-bench-disk", in: scratch)
+    init() throws {
+        directory = try makeScratchDirectory("scand-bench-disk")
         descriptor = open(directory + "/appends.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o640)
         guard descriptor >= 0 else { throw BenchFailure("open: \(String(cString: strerror(errno)))") }
     }

@@ -41,24 +41,21 @@ final class PresenceWatcher: Sendable {
 
     /// The `index`th presentation (from 0), once seen, waiting up to `timeout`.
     func presentation(_ index: Int, timeout: Duration) async throws -> ContinuousClock.Instant {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let (seen, failure) = state.withLock { ($0.presentations.count > index ? $0.presentations[index] : nil, $0.failure) }
-            if let seen { return seen }
-            if let failure { throw BenchFailure("the presence watcher on \(reader): \(failure)") }
-            guard ContinuousClock.now < deadline else { throw BenchFailure("no card-present event on \(reader)") }
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        try await waitFor("card-present event", timeout: timeout) { $0.presentations.count > index ? $0.presentations[index] : nil }
     }
 
     /// Returns once pcscd has noticed the removal that ended the `index`th presentation (from 0), waiting up to `timeout`.
     func removal(_ index: Int, timeout: Duration) async throws {
+        try await waitFor("removal", timeout: timeout) { $0.removals > index ? () : nil }
+    }
+
+    private func waitFor<Seen>(_ event: String, timeout: Duration, _ seen: (State) -> Seen?) async throws -> Seen {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let (seen, failure) = state.withLock { ($0.removals > index, $0.failure) }
-            if seen { return }
+            let (found, failure) = state.withLock { (seen($0), $0.failure) }
+            if let found { return found }
             if let failure { throw BenchFailure("the presence watcher on \(reader): \(failure)") }
-            guard ContinuousClock.now < deadline else { throw BenchFailure("no removal noticed on \(reader)") }
+            guard ContinuousClock.now < deadline else { throw BenchFailure("no \(event) on \(reader)") }
             try await Task.sleep(for: .milliseconds(1))
         }
     }

@@ -311,7 +311,7 @@ struct ScandBench {
 
     /// `count` verdict-sized appends made durable on the disk of the daemon's journal, 40 ms apart, as taps are.
     static func diskSyncs(_ count: Int) throws -> [Duration] {
-        let disk = try DiskSync(in: "/tmp")
+        let disk = try DiskSync()
         defer { disk.stop() }
         return try (0..<count).map { _ in
             usleep(40_000)
