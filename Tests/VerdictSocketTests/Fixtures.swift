@@ -136,8 +136,12 @@ final class TestClient {
     }
 }
 
-func openDescriptorCount() -> Int {
-    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count
+/// The sockets bound to `path`: the listener and every connection the server accepted and still holds open (an
+/// accepted socket shows its listener's path in /proc/net/unix; a client's does not). Unlike this process's count of
+/// descriptors, nothing another part of the test process opens or closes meanwhile changes it.
+func serverSocketCount(path: String) -> Int {
+    let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
+    return table.split(separator: "\n").filter { $0.hasSuffix(" " + path) }.count
 }
 
 func waitUntil(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
