@@ -138,9 +138,10 @@ final class TestClient {
 
 /// The sockets bound to `path`: the listener and every connection the server accepted and still holds open (an
 /// accepted socket shows its listener's path in /proc/net/unix; a client's does not). Unlike this process's count of
-/// descriptors, nothing another part of the test process opens or closes meanwhile changes it.
+/// descriptors, nothing another part of the test process opens or closes meanwhile changes it. Read to its end:
+/// `String(contentsOfFile:)` stops after the first page of a /proc file, and this one holds every socket on the machine.
 func serverSocketCount(path: String) -> Int {
-    let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
+    let table = String(decoding: FileHandle(forReadingAtPath: "/proc/net/unix")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
     return table.split(separator: "\n").filter { $0.hasSuffix(" " + path) }.count
 }
 

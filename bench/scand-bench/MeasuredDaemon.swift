@@ -49,7 +49,9 @@ final class MeasuredDaemon {
 /// The type of the file system holding `path` (its mount, from /proc/self/mounts): whether an fdatasync there
 /// reaches a disk.
 func fileSystem(holding path: String) -> String {
-    let mounts = ((try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? "").split(separator: "\n")
+    // Read to its end: `String(contentsOfFile:)` stops after the first page of a /proc file.
+    let table = String(decoding: FileHandle(forReadingAtPath: "/proc/self/mounts")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+    let mounts = table.split(separator: "\n")
         .map { $0.split(separator: " ") }.filter { $0.count > 2 }
     let holding = mounts.filter { path == $0[1] || path.hasPrefix($0[1] == "/" ? "/" : $0[1] + "/") }
     return holding.max { $0[1].count < $1[1].count }.map { String($0[2]) } ?? "unknown"
