@@ -74,16 +74,18 @@ let package = Package(
 
         // A client of the daemon's socket for bridges: lines, commands, replay with reconnects.
         .target(name: "StationClient", dependencies: ["JSONCore", "POSIXSupport"]),
-        // The MQTT bridge: a client of the socket that publishes through libmosquitto.
+        // The MQTT bridge: a client of the socket that publishes through libmosquitto; its logic in a library, for the
+        // tests and fuzz/mqtt, and a thin executable.
         .systemLibrary(
             name: "CMosquitto",
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
-        .executableTarget(
-            name: "sealtrust-mqtt",
-            dependencies: ["CMosquitto", "POSIXSupport", "StationClient", "JSONCore", "StationWire", "SystemdSupport", "ProductVersion"]
+        .target(
+            name: "MQTTBridge",
+            dependencies: ["CMosquitto", "POSIXSupport", "StationClient", "JSONCore", "StationWire", "SystemdSupport", "ProductVersion", "Lifecycle"]
         ),
+        .executableTarget(name: "sealtrust-mqtt", dependencies: ["MQTTBridge", "Lifecycle"]),
 
         // The kiosk bridge: the page, Server-Sent Events, metrics and health over libmicrohttpd (outputs.md).
         .systemLibrary(
@@ -150,7 +152,7 @@ let package = Package(
         .testTarget(name: "StationClientTests", dependencies: ["StationClient", "BridgeTestSupport", "sealtrust-scand"]),
         .testTarget(
             name: "MQTTBridgeTests",
-            dependencies: ["BridgeTestSupport", "SystemdTestSupport", "ScanJournal", "JSONCore", "sealtrust-scand", "sealtrust-mqtt"]
+            dependencies: ["BridgeTestSupport", "SystemdTestSupport", "ScanJournal", "JSONCore", "MQTTBridge", "sealtrust-scand", "sealtrust-mqtt"]
         ),
         .testTarget(
             name: "KioskTests",

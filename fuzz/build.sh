@@ -12,7 +12,7 @@ swiftc=${SWIFTC:-swiftc}
 out=${FUZZ_OUT:-.build/fuzz}
 mkdir -p "$out/modules" "$out/bin"
 common=(-O -sanitize=fuzzer,address -swift-version 6 -package-name sealtrust_scand
-    -I "$out/modules" -I Sources/CZBar -I Sources/CCurl -I Sources/CMicroHTTPD -Xcc -I -Xcc Sources/CPCSCLite/include
+    -I "$out/modules" -I Sources/CZBar -I Sources/CCurl -I Sources/CMicroHTTPD -I Sources/CMosquitto -Xcc -I -Xcc Sources/CPCSCLite/include
     -Xcc -fmodule-map-file="$out/modules/CPCSCLite.modulemap" -Xcc -fmodule-map-file="$out/modules/CLinuxInput.modulemap")
 
 # The C target's module map, as SwiftPM makes it, and its one C file.
@@ -36,6 +36,7 @@ build_module() {
         CZBar) return ;;       # a system library: its module map is in Sources/CZBar
         CCurl) return ;;       # a system library: its module map is in Sources/CCurl
         CMicroHTTPD) return ;; # a system library: its module map is in Sources/CMicroHTTPD
+        CMosquitto) return ;;  # a system library: its module map is in Sources/CMosquitto
         CPCSCLite) return ;;   # built above
         CLinuxInput) return ;; # built above
     esac
@@ -61,6 +62,7 @@ for target in "$@"; do
             CZBar) libraries+=(-lzbar) ;;
             CCurl) libraries+=(-lcurl) ;;
             CMicroHTTPD) libraries+=(-lmicrohttpd) ;;
+            CMosquitto) libraries+=(-lmosquitto) ;;
             CPCSCLite) objects+=("$out/modules/CPCSCLite.o"); libraries+=(-lpcsclite) ;;
             CLinuxInput) objects+=("$out/modules/CLinuxInput.o") ;;
             *) objects+=("$out/modules/$module.o"); newest=$out/modules/$module.o ;;

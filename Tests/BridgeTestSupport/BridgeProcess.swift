@@ -26,6 +26,11 @@ public final class BridgeProcess: Sendable {
         _ = process.waitForExit(timeout: .seconds(5))
     }
 
+    /// The exit status once it ended by itself (or 128 + the signal that ended it); nil when it still runs after `timeout`.
+    public func waitForExit(timeout: Duration) -> Int32? {
+        process.waitForExit(timeout: timeout)
+    }
+
     /// SIGTERM; the exit status.
     @discardableResult
     public func stop() -> Int32? {

@@ -22,20 +22,9 @@ public final class FakeBroker: Sendable {
     }
 
     public init(_ behaviour: Behaviour) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let (listener, port) = try listenOnLoopback()
         self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
-                guard bind(listener, pointer, length) == 0, Glibc.listen(listener, 16) == 0 else { return -1 }
-                return getsockname(listener, pointer, &length)
-            }
-        }
-        guard bound == 0 else { throw BridgeHarnessError("fake broker: \(String(cString: strerror(errno)))") }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         let connections = self.connections
         let publishes = self.publishes
         Thread {
@@ -85,7 +74,7 @@ public final class FakeBroker: Sendable {
         }
     }
 
-    /// Reads packets (fixed header, variable length) and answers QoS 1 PUBLISH with PUBACK, PINGREQ with PINGRESP.
+    /// Reads packets and answers QoS 1 PUBLISH with PUBACK, PINGREQ with PINGRESP.
     private static func acknowledgePublishes(_ client: Int32, publishes: Counter) {
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
@@ -93,32 +82,15 @@ public final class FakeBroker: Sendable {
             let count = recv(client, &chunk, chunk.count, 0)
             if count <= 0 { return }
             pending += chunk[0..<count]
-            while pending.count >= 2 {
-                var length = 0
-                var multiplier = 1
-                var index = 1
-                while index < pending.count {
-                    length += Int(pending[index] & 0x7F) * multiplier
-                    multiplier *= 128
-                    if pending[index] & 0x80 == 0 { break }
-                    index += 1
-                }
-                guard index < pending.count, pending.count >= index + 1 + length else { break }
-                let packet = Array(pending[0..<(index + 1 + length)])
-                pending.removeFirst(packet.count)
-                let body = packet[(index + 1)...]
-                switch packet[0] >> 4 {
-                case 3 where (packet[0] >> 1) & 0x03 == 1:
-                    let topicLength = Int(body[body.startIndex]) << 8 | Int(body[body.startIndex + 1])
-                    let id = body.startIndex + 2 + topicLength
-                    _ = send(client, [0x40, 0x02, body[id], body[id + 1]] as [UInt8], 4, Int32(MSG_NOSIGNAL))
+            for packet in MQTTPackets.take(from: &pending) {
+                if let id = MQTTPackets.qos1PacketID(of: packet) {
+                    let puback = MQTTPackets.puback(id)
+                    _ = send(client, puback, puback.count, Int32(MSG_NOSIGNAL))
                     publishes.value.add(1, ordering: .relaxed)
-                case 12:
+                } else if packet[0] >> 4 == 12 {
                     _ = send(client, [0xD0, 0x00] as [UInt8], 2, Int32(MSG_NOSIGNAL))
-                case 14:
+                } else if packet[0] >> 4 == 14 {
                     return
-                default:
-                    break
                 }
             }
         }

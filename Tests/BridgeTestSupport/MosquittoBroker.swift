@@ -26,6 +26,9 @@ public final class MosquittoBroker: @unchecked Sendable {
         try runTool("/usr/bin/mosquitto_passwd", ["-b", "-c", directory + "/passwords", Self.user, Self.password])
         try "\(Self.user):\(Self.password)\n".write(toFile: credentialsFile, atomically: true, encoding: .utf8)
         try "\(Self.user):wrong-password\n".write(toFile: directory + "/wrong-credentials", atomically: true, encoding: .utf8)
+        // Readable by their owner only: the bridge refuses a password others may read.
+        chmod(credentialsFile, 0o600)
+        chmod(directory + "/wrong-credentials", 0o600)
         // Started as root, mosquitto would switch to the user `mosquitto`, who cannot read this private folder.
         let user = getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? "root"
         let configuration = """

@@ -30,6 +30,11 @@ public final class StatusRecorder: Sendable {
 
     public var last: String { state.statuses.withLock { $0.last ?? "" } }
 
+    /// How many STATUS= so far contained `text`.
+    public func count(containing text: String) -> Int {
+        state.statuses.withLock { $0.filter { $0.contains(text) }.count }
+    }
+
     public func waitFor(_ text: String, timeout: Duration) throws {
         try waitUntil("no STATUS= with '\(text)'; the last was '\(last)'", timeout: timeout) { last.contains(text) }
     }

@@ -1,9 +1,10 @@
 import BridgeTestSupport
 import Foundation
-@testable import sealtrust_mqtt
+@testable import MQTTBridge
 import Testing
 
-/// What fuzz/mqtt found in the bridge's readers of outside text: each is refused now, with a usage line.
+/// What fuzz/mqtt found in the bridge's readers of outside text, and the replay requests' reader: each is refused now,
+/// with a usage line.
 @Suite(.timeLimit(.minutes(1))) struct BridgeInputTests {
     @Test func aPortIsReadFromDigitsOnly() throws {
         #expect(throws: UsageError.self) { try BrokerAddress(parsing: "mqtt://broker:+1883") }
@@ -27,7 +28,20 @@ import Testing
             try refused.write(toFile: file.path, atomically: false, encoding: .utf8)
             #expect(throws: UsageError.self, "\(refused.debugDescription)") { try file.load() }
         }
+        #expect(file.save(9_223_372_036_854_775_807) == nil)
+        #expect(try file.load() == 9_223_372_036_854_775_807)
+        // 2^64 - 1 read, then `saved + 1` trapped: the bridge crashed at each start (issue 29, item 2).
         #expect(file.save(18_446_744_073_709_551_615) == nil)
-        #expect(try file.load() == 18_446_744_073_709_551_615)
+        #expect(throws: UsageError.self) { try file.load() }
+    }
+
+    /// A replay request is `{"since":N}` or `{"from":A,"to":B}` with a bounded range; anything else gets a refusal.
+    @Test func aReplayRequestIsASinceOrABoundedRange() throws {
+        #expect(try ReplayRequest(payload: Array(#"{"since":7}"#.utf8)) == ReplayRequest(first: 8, last: nil))
+        #expect(try ReplayRequest(payload: Array(#"{"from":3,"to":9}"#.utf8)) == ReplayRequest(first: 3, last: 9))
+        for refused in [#"{"from":0,"to":9}"#, #"{"from":9,"to":3}"#, #"{"since":-1}"#, #"{"since":1,"from":1,"to":2}"#,
+                        #"{"from":1,"to":200000}"#, #"{"since":18446744073709551615}"#, "[]", "since=1"] {
+            #expect(throws: ReplayRequestError.self, "\(refused)") { try ReplayRequest(payload: Array(refused.utf8)) }
+        }
     }
 }

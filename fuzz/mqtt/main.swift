@@ -1,17 +1,23 @@
 import Glibc
+import JSONCore
+@testable import MQTTBridge
 
-/// sealtrust-mqtt's two readers of outside text, its files compiled in (fuzz/mqtt/sources):
+/// sealtrust-mqtt's three readers of outside text, from the MQTTBridge module:
 /// - `BrokerAddress`, the input as a `--url`: an address taken has a port in 1...65535 read from decimal digits
 ///   alone (or the scheme's default), a host of printable ASCII without white space, `/`, `@`, `[` or `]`, and its
 ///   description reads back as the same address; a refusal is a `UsageError` of one line without a control character.
 /// - `AcknowledgedSeqFile`, the input as `<state-dir>/acked-seq`: a seq is read only from a file of at most 31 bytes,
-///   decimal digits and one optional line end, and then it is that number; any other file is a `UsageError`.
-///   A seq saved reads back as itself.
+///   decimal digits and one optional line end, and then it is that number, at most 2^63 - 1; any other file is a
+///   `UsageError`. A seq saved reads back as itself.
+/// - `ReplayRequest`, the input as a payload on `<prefix>/<station>/replay`: a request taken asks for seqs from 1 on,
+///   at most `ReplayRequest.largestRange` of them when it has an end, and its first seq is at most 2^63; a refusal
+///   is an answer whose payload is one line of JSON.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let input = UnsafeBufferPointer(start: data, count: size)
     checkBrokerAddress(String(decoding: input, as: UTF8.self))
     checkSeqFile(input)
+    checkReplayRequest(Array(input))
     return 0
 }
 
@@ -42,7 +48,8 @@ func checkSeqFile(_ input: UnsafeBufferPointer<UInt8>) {
     check(descriptor >= 0 && (input.isEmpty || write(descriptor, input.baseAddress, input.count) == input.count), "cannot write \(file.path)")
     close(descriptor)
     let digits = input.last == 0x0A ? input.dropLast() : input[...]
-    let expected = input.count < 32 && digits.allSatisfy { (0x30...0x39).contains($0) } ? UInt64(String(decoding: digits, as: UTF8.self)) : nil
+    let expected = input.count < 32 && digits.allSatisfy { (0x30...0x39).contains($0) }
+        ? UInt64(String(decoding: digits, as: UTF8.self)).flatMap { $0 <= AcknowledgedSeqFile.largestSeq ? $0 : nil } : nil
     do {
         let seq = try file.load()
         check(seq == expected, "acked-seq \(Array(input)) read as \(seq)")
@@ -52,8 +59,23 @@ func checkSeqFile(_ input: UnsafeBufferPointer<UInt8>) {
     }
     var seq: UInt64 = 0
     for byte in input.prefix(8) { seq = seq << 8 | UInt64(byte) }
+    seq %= AcknowledgedSeqFile.largestSeq + 1
     check(file.save(seq) == nil, "cannot save to \(file.path)")
     check((try? file.load()) == seq, "saved \(seq), read back \(String(describing: try? file.load()))")
+}
+
+func checkReplayRequest(_ payload: [UInt8]) {
+    do {
+        let request = try ReplayRequest(payload: payload)
+        check(request.first >= 1 && request.first <= AcknowledgedSeqFile.largestSeq + 1, "first seq \(request.first)")
+        if let last = request.last {
+            check(last >= request.first && last - request.first < ReplayRequest.largestRange, "range \(request.first) to \(last)")
+        }
+    } catch {
+        let answer = ReplayAnswer.refused(error.reason).payload
+        check(!answer.contains("\n"), "a line end in the answer \(answer.debugDescription)")
+        check((try? JSON.parse(answer))?["error"]?.stringValue == error.reason, "the answer \(answer.debugDescription) does not read back")
+    }
 }
 
 func checkOneLine(_ message: String) {

@@ -1,5 +1,5 @@
 import CMosquitto
-import Foundation
+import Glibc
 import POSIXSupport
 import StationClient
 import Synchronization
@@ -174,7 +174,7 @@ final class BrokerLink: Sendable {
         let deadline = ContinuousClock.now + duration
         while !isStopping && ContinuousClock.now < deadline {
             let left = deadline - ContinuousClock.now
-            Thread.sleep(forTimeInterval: min(0.1, Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18))
+            usleep(UInt32(min(100_000, left.components.seconds * 1_000_000 + left.components.attoseconds / 1_000_000_000_000)))
         }
     }
 
@@ -241,8 +241,8 @@ private final class SessionContext: Sendable {
                 return state.link
             }
             link?.accepted(session: context.session, version: context.protocolVersion)
-            if let pattern = link?.settings.subscription, let mosq {
-                mosquitto_subscribe(mosq, nil, pattern, 1)
+            if let link, let mosq {
+                for pattern in link.settings.subscriptions { mosquitto_subscribe(mosq, nil, pattern, 1) }
             }
         }
         mosquitto_publish_v5_callback_set(handle.pointer) { _, context, mid, reason, _ in

@@ -1,9 +1,11 @@
-import Foundation
+import Glibc
+import POSIXSupport
 
 /// One line for people on stderr; under journald (JOURNAL_STREAM set) it carries its syslog priority as `<N>`.
-/// Callers never pass a password: nothing secret reaches this type.
+/// Callers never pass a password: nothing secret reaches this type. A stderr that is closed or whose reader has gone
+/// (`2>&1 >/dev/null | head -1`) loses the line and nothing else: the bridge goes on.
 enum LogLine {
-    private static let underJournald = ProcessInfo.processInfo.environment["JOURNAL_STREAM"] != nil
+    private static let underJournald = getenv("JOURNAL_STREAM") != nil
 
     static func error(_ text: String) { write(3, "error", text) }
     static func warning(_ text: String) { write(4, "warning", text) }
@@ -11,7 +13,7 @@ enum LogLine {
 
     private static func write(_ priority: Int, _ label: String, _ text: String) {
         let line = underJournald ? "<\(priority)>\(text)\n" : "sealtrust-mqtt: \(label): \(text)\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        try? FileDescriptor.writeAll(2, line.utf8)
     }
 }
 

@@ -8,8 +8,8 @@ struct BrokerSettings: Sendable {
     let key: String?
     /// The retained `{"state":"offline"}` the broker publishes when the connection dies (nil: no will).
     let willTopic: String?
-    /// Subscribed at each connection (the `watch` command).
-    let subscription: String?
+    /// Subscribed at each connection, at QoS 1: the bridge's replay requests, the `watch` command's topics.
+    let subscriptions: [String]
     /// The broker pings within this many seconds; a dead TCP connection is found within 1.5 times it.
     let keepaliveSeconds: Int32 = 30
     /// A broker that accepted TCP but has not answered CONNECT within this is given up.

@@ -1,4 +1,5 @@
-/// The topics of outputs.md: `<prefix>/<station>/event/<type>` and `<prefix>/<station>/status`.
+/// The topics of outputs.md: `<prefix>/<station>/event/<type>` and `<prefix>/<station>/status`, and the gap repair's
+/// `<prefix>/<station>/replay` and `<prefix>/<station>/replay/answer`.
 struct Topics: Sendable {
     let prefix: String
     let station: String
@@ -10,10 +11,16 @@ struct Topics: Sendable {
 
     var status: String { "\(prefix)/\(station)/status" }
 
+    /// Where consumers ask for events again (docs/mqtt.md, "Gap repair").
+    var replay: String { "\(prefix)/\(station)/replay" }
+    var replayAnswer: String { "\(prefix)/\(station)/replay/answer" }
+
     func event(_ type: String) -> String { "\(prefix)/\(station)/event/\(Topics.level(type))" }
 
-    /// Everything `watch` follows.
-    static func allEvents(prefix: String) -> String { "\(prefix)/+/event/+" }
+    /// Everything `watch` follows: every station's events, replay answers and status.
+    static func watched(prefix: String) -> [String] {
+        ["\(prefix)/+/event/+", "\(prefix)/+/replay/answer", "\(prefix)/+/status"]
+    }
 
     /// A name from the daemon as one topic level: `/`, `+`, `#` and control characters become `_`.
     static func level(_ name: String) -> String {

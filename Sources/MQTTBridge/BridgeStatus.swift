@@ -17,18 +17,28 @@ struct BridgeStatus: Sendable {
     }
 
     /// One line for systemd's STATUS=.
-    func line(acknowledged: UInt64) -> String {
+    func line(acknowledged: UInt64, replays: Replayer.Progress) -> String {
         let state = brokerOnline && daemonOnline ? "online" : "degraded"
-        return "\(state): broker \(broker); daemon \(daemon); acked seq \(acknowledged), lag \(lag(acknowledged: acknowledged))"
+        var line = "\(state): broker \(broker); daemon \(daemon); acked seq \(acknowledged), lag \(lag(acknowledged: acknowledged))"
+        if replays.answered > 0 || replays.waiting > 0 || replays.current != nil {
+            line += "; replays answered \(replays.answered) (\(replays.republished) events again)"
+            if let current = replays.current { line += ", sending \(current)" }
+            if replays.waiting > 0 { line += ", \(replays.waiting) waiting" }
+        }
+        return line
     }
 
     /// The retained status: `{"state":"online", ...the daemon's status fields, "acked_seq":.., "lag":..}`.
-    func payload(acknowledged: UInt64) -> String {
+    func payload(acknowledged: UInt64, replays: Replayer.Progress) -> String {
         var members: [(String, StationJSON)] = [("state", "online"), ("station", .string(station))]
-        members += daemonFields.filter { !["state", "station", "acked_seq", "lag", "daemon"].contains($0.0) }
+        members += daemonFields.filter { !["state", "station", "acked_seq", "lag", "daemon", "replay"].contains($0.0) }
         members.append(("daemon", .string(daemonOnline ? "connected" : daemon)))
         members.append(("acked_seq", .int(Int64(clamping: acknowledged))))
         members.append(("lag", .int(Int64(clamping: lag(acknowledged: acknowledged)))))
+        var replay: [(String, StationJSON)] = [("answered", .int(Int64(replays.answered))), ("republished", .int(Int64(replays.republished))),
+                                               ("waiting", .int(Int64(replays.waiting)))]
+        if let current = replays.current { replay.append(("sending", .string(current))) }
+        members.append(("replay", .object(replay)))
         return StationJSON.object(members).encoded()
     }
 }

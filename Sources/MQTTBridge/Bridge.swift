@@ -1,6 +1,8 @@
 import CMosquitto
 import Glibc
 import JSONCore
+import Lifecycle
+import POSIXSupport
 import StationClient
 import Synchronization
 import SystemdSupport
@@ -12,10 +14,13 @@ import SystemdSupport
 /// PUBACKs, is saved in the state directory at most once a second and on stop, and a
 /// session that ends with events unacknowledged makes the bridge read them again from
 /// the daemon: delivery is at least once, repeats come right after a reconnect.
-final class Bridge: BrokerObserver, Sendable {
+final class Bridge: BrokerObserver, Service, Sendable {
+    let name = "bridge"
     static let windowCapacity = 1_000
     static let statusInterval: Duration = .seconds(60)
     static let saveInterval: Duration = .seconds(1)
+    /// The retained status follows a moving `acked_seq` every this many seconds.
+    static let ackedStatusEvery: Int64 = 5
 
     private let options: BridgeOptions
     private let credentials: Credentials?
@@ -23,6 +28,7 @@ final class Bridge: BrokerObserver, Sendable {
     private let notifier: SystemdNotifier?
     private let window: PublishWindow
     private let feed: StationFeed
+    private let replayer: Replayer
     private let status = Mutex(BridgeStatus())
     private let link = Mutex<BrokerLink?>(nil)
     /// The link, once the daemon's `hello` named the station (its client id and topics): `run` runs it.
@@ -30,15 +36,18 @@ final class Bridge: BrokerObserver, Sendable {
     private let linkStarted: AsyncStream<BrokerLink>.Continuation
     private let topics = Mutex<Topics?>(nil)
     private let lastStatusLine = Mutex("")
+    /// Why the last save failed, while saves fail: said once when it starts and once when it ends, not each second.
+    private let saveFailure = Mutex<Errno?>(nil)
 
-    init(options: BridgeOptions, credentials: Credentials?, notifier: SystemdNotifier?) throws(UsageError) {
+    /// `saved`: the position `seqFile` holds, read (and its folder found writable) before the start.
+    init(options: BridgeOptions, credentials: Credentials?, notifier: SystemdNotifier?, seqFile: AcknowledgedSeqFile, saved: UInt64) {
         self.options = options
         self.credentials = credentials
         self.notifier = notifier
-        seqFile = AcknowledgedSeqFile(directory: options.stateDirectory)
-        let saved = try seqFile.load()
+        self.seqFile = seqFile
         window = PublishWindow(capacity: Bridge.windowCapacity, acknowledgedSeq: saved)
         feed = StationFeed(socketPath: options.socketPath, since: saved)
+        replayer = Replayer(socketPath: options.socketPath)
         (linkStarts, linkStarted) = AsyncStream.makeStream(of: BrokerLink.self, bufferingPolicy: .bufferingNewest(1))
         LogLine.notice("publishing to \(options.url!) from seq \(saved + 1) (state in \(seqFile.path))")
     }
@@ -48,6 +57,9 @@ final class Bridge: BrokerObserver, Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.follow() }
             group.addTask { await self.tick() }
+            group.addTask {
+                await self.replayer.run(Replayer.Outlet(publishEvent: { await self.republish($0) }, publishAnswer: { await self.answer($0) }))
+            }
             group.addTask {
                 for await link in self.linkStarts {
                     await link.run()
@@ -146,7 +158,7 @@ final class Bridge: BrokerObserver, Sendable {
             topics.withLock { $0 = names }
             let settings = BrokerSettings(address: options.url!, clientID: "sealtrust-mqtt-\(names.station)", credentials: credentials,
                                           caFile: options.caFile, certificate: options.certificate, key: options.key,
-                                          willTopic: names.status, subscription: nil)
+                                          willTopic: names.status, subscriptions: [names.replay])
             let made = BrokerLink(settings: settings, observer: self)
             current = made
             return made
@@ -159,6 +171,7 @@ final class Bridge: BrokerObserver, Sendable {
     private func tick() async {
         var lastSaved = window.acknowledgedSeq
         var sinceStatus: Duration = .zero
+        var lastPublished = window.acknowledgedSeq
         while !Task.isCancelled {
             do { try await Task.sleep(for: Self.saveInterval) } catch { return }
             let acknowledged = window.acknowledgedSeq
@@ -171,13 +184,18 @@ final class Bridge: BrokerObserver, Sendable {
                 sinceStatus = .zero
                 try? feed.send(StationCommand(.status, id: "sealtrust-mqtt-status"))
                 publishStatus()
+            } else if acknowledged != lastPublished, sinceStatus.components.seconds % Self.ackedStatusEvery == 0 {
+                // A consumer learns of events lost at the end of a burst from `acked_seq`: no later event shows that gap.
+                lastPublished = acknowledged
+                publishStatus()
             }
         }
     }
 
     /// STATUS= for systemd, sent when it changed: at each change of state and each second for the lag.
     private func tellSystemd() {
-        let line = status.withLock { $0.line(acknowledged: window.acknowledgedSeq) }
+        let replays = replayer.progress
+        let line = status.withLock { $0.line(acknowledged: window.acknowledgedSeq, replays: replays) }
         let changed = lastStatusLine.withLock { last -> Bool in
             defer { last = line }
             return last != line
@@ -187,14 +205,23 @@ final class Bridge: BrokerObserver, Sendable {
 
     @discardableResult
     private func save() -> Bool {
-        guard let failure = seqFile.save(window.acknowledgedSeq) else { return true }
-        LogLine.error("cannot save the acknowledged seq in \(seqFile.path): \(String(cString: strerror(failure)))")
-        return false
+        let failure = seqFile.save(window.acknowledgedSeq)
+        let before = saveFailure.withLock { last in
+            defer { last = failure }
+            return last
+        }
+        if let failure, failure != before {
+            LogLine.error("cannot save the acknowledged seq in \(seqFile.path): \(failure); a restart would publish again what was acknowledged since the last save")
+        } else if failure == nil, before != nil {
+            LogLine.notice("the acknowledged seq is saved in \(seqFile.path) again")
+        }
+        return failure == nil
     }
 
     private func publishStatus() {
         guard let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }) else { return }
-        let payload = status.withLock { $0.payload(acknowledged: window.acknowledgedSeq) }
+        let replays = replayer.progress
+        let payload = status.withLock { $0.payload(acknowledged: window.acknowledgedSeq, replays: replays) }
         if case .queued(let mid, let session) = link.publish(topic: topics.status, payload: payload, retain: true) {
             window.recordOther(mid: mid, session: session)
         }
@@ -237,7 +264,44 @@ final class Bridge: BrokerObserver, Sendable {
         LogLine.error("broker: \(text)")
     }
 
-    func brokerMessage(topic: String, payload: [UInt8]) {}
+    func brokerMessage(topic: String, payload: [UInt8]) {
+        guard let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }), topic == topics.replay else { return }
+        if let refusal = replayer.submit(payload: payload) {
+            LogLine.warning("a replay request was refused: \(refusal.refusal ?? "")")
+            _ = link.publish(topic: topics.replayAnswer, payload: refusal.payload, retain: false)
+        }
+    }
+
+    // MARK: Replays (the replayer's task)
+
+    /// An event again, on its usual topic with its usual bytes; its PUBACK moves nothing (the live events own the acked seq).
+    private func republish(_ event: StationMessage) async -> Bool {
+        await publishWhenConnected { link, topics in link.publish(topic: topics.event(event.type), payload: event.line, retain: false) }
+    }
+
+    private func answer(_ answer: ReplayAnswer) async -> Bool {
+        tellSystemd()
+        return await publishWhenConnected { link, topics in link.publish(topic: topics.replayAnswer, payload: answer.payload, retain: false) }
+    }
+
+    private func publishWhenConnected(_ send: (BrokerLink, Topics) -> BrokerLink.Publication) async -> Bool {
+        while !Task.isCancelled {
+            if let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }) {
+                switch send(link, topics) {
+                case .queued(let mid, let session):
+                    window.recordOther(mid: mid, session: session)
+                    return true
+                case .refused(let error):
+                    LogLine.error("cannot publish a replayed message: \(error)")
+                    return true
+                case .notConnected:
+                    break
+                }
+            }
+            do { try await Task.sleep(for: .milliseconds(100)) } catch { return false }
+        }
+        return false
+    }
 }
 
 extension String {

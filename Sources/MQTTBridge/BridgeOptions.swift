@@ -16,12 +16,15 @@ struct BridgeOptions: Sendable {
     var certificate: String?
     var key: String?
     var stateDirectory = "/var/lib/sealtrust-mqtt"
+    /// `watch --output DIR`: each station's events in order in DIR/<station>.jsonl.
+    var outputDirectory: String?
 
     static let usage = """
         usage: sealtrust-mqtt [--socket PATH] --url mqtt://HOST[:PORT]|mqtts://HOST[:PORT] [--topic-prefix P]
                               [--credentials FILE] [--ca FILE] [--cert FILE --key FILE] [--state-dir DIR]
                               [--version] [--help]
                sealtrust-mqtt watch --url URL [--topic-prefix P] [--credentials FILE] [--ca FILE] [--cert FILE --key FILE]
+                                    [--output DIR]
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> BridgeOptions {
@@ -53,6 +56,7 @@ struct BridgeOptions: Sendable {
             case "--key": options.key = value
             case "--socket" where options.command == .bridge: options.socketPath = value
             case "--state-dir" where options.command == .bridge: options.stateDirectory = value
+            case "--output" where options.command == .watch: options.outputDirectory = value
             default: throw UsageError("unknown option \(name.printable) (see --help)")
             }
         }

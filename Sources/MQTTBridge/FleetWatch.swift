@@ -1,0 +1,187 @@
+import Glibc
+import JSONCore
+import Lifecycle
+import POSIXSupport
+import StationWire
+import Synchronization
+
+/// `sealtrust-mqtt watch`: every station's events from the broker, one line each, `STATION  <the line
+/// sealtrust-scanctl watch prints>`, in seq order without repeats. A gap in a station's seqs (the broker lost events,
+/// or the watch was away) is asked again on `<prefix>/<station>/replay` until the events come or the bridge answers
+/// that they are gone; with `--output DIR` each station's lines also go to `DIR/<station>.jsonl` (`StationFile`).
+final class FleetWatch: BrokerObserver, Service, Sendable {
+    /// A request not answered within this (the bridge was offline, the broker lost it) is asked again.
+    static let askAgainAfter: Duration = .seconds(5)
+    /// How often the gaps are looked at.
+    static let gapCheckInterval: Duration = .milliseconds(500)
+
+    private struct Station {
+        var sequence: StationSequence
+        var formatter = EventFormatter()
+        var file: StationFile?
+        var asked: (range: ClosedRange<UInt64>, at: ContinuousClock.Instant)?
+    }
+
+    /// What a run did, said when it stops.
+    private struct Totals {
+        var delivered = 0
+        var gone: UInt64 = 0
+        var requests = 0
+    }
+
+    let name = "watch"
+    private let settings: BrokerSettings
+    private let prefix: String
+    private let outputDirectory: String?
+    private let stations = Mutex<[String: Station]>([:])
+    private let totals = Mutex(Totals())
+    private let link = Mutex<BrokerLink?>(nil)
+
+    init(options: BridgeOptions, credentials: Credentials?) {
+        settings = BrokerSettings(address: options.url!, clientID: "sealtrust-mqtt-watch-\(getpid())", credentials: credentials,
+                                  caFile: options.caFile, certificate: options.certificate, key: options.key,
+                                  willTopic: nil, subscriptions: Topics.watched(prefix: options.topicPrefix))
+        prefix = options.topicPrefix
+        outputDirectory = options.outputDirectory
+    }
+
+    /// Runs the link and the gap checks until cancelled, then says what it did.
+    func run() async {
+        let made = BrokerLink(settings: settings, observer: self)
+        link.withLock { $0 = made }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await made.run() }
+            group.addTask { await self.checkGaps() }
+            await group.next()
+            group.cancelAll()
+        }
+        let done = totals.withLock { $0 }
+        let repeats = stations.withLock { $0.values.reduce(0) { $0 + $1.sequence.repeats } }
+        LogLine.notice("\(done.delivered) events in order, \(repeats) repeats dropped, \(done.gone) gone, \(done.requests) replay requests")
+    }
+
+    // MARK: The broker's messages (the link's thread)
+
+    func brokerMessage(topic: String, payload: [UInt8]) {
+        // <prefix>/<station>/event/<type>, <prefix>/<station>/replay/answer, <prefix>/<station>/status
+        let levels = topic.dropFirst(prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+        guard levels.count >= 2 else { return }
+        let station = String(levels[0])
+        let json = try? JSON.parse(utf8: payload)
+        switch (levels.count, levels[1], levels.last) {
+        case (3, "event", _):
+            guard let json, let seq = json["seq"]?.integerValue, seq > 0 else {
+                Self.print("\(station)  unreadable event on \(topic): \(String(decoding: payload.prefix(200), as: UTF8.self))".printable)
+                return
+            }
+            update(station) { $0.sequence.receive(seq: UInt64(seq), line: String(decoding: payload, as: UTF8.self)) }
+        case (3, "replay", "answer"):
+            guard let json else { return }
+            let gone = json["gone"].flatMap { gone -> ClosedRange<UInt64>? in
+                guard let from = gone["from"]?.integerValue, let to = gone["to"]?.integerValue, from >= 1, from <= to else { return nil }
+                return UInt64(from)...UInt64(to)
+            }
+            if let refusal = json["error"]?.stringValue { LogLine.warning("station \(station.printable): the bridge refused a replay: \(refusal.printable)") }
+            update(station) { state in
+                // Asked again at the next check if the gap is still open: the answer comes after the events it sent.
+                state.asked = state.asked.map { ($0.range, ContinuousClock.now - Self.askAgainAfter + .seconds(1)) }
+                return gone.map { state.sequence.gone($0) } ?? []
+            }
+        case (2, "status", _):
+            guard let acknowledged = json?["acked_seq"]?.integerValue, acknowledged > 0 else { return }
+            update(station) { state in
+                state.sequence.acknowledged(through: UInt64(acknowledged))
+                return []
+            }
+        default:
+            return
+        }
+    }
+
+    /// Runs `change` on the station's state (opening its file first), then prints and writes what is now in order.
+    private func update(_ station: String, _ change: (inout Station) -> [StationSequence.Delivery]) {
+        let (deliveries, formatted, file) = stations.withLock { all -> ([StationSequence.Delivery], [String], StationFile?) in
+            if all[station] == nil { all[station] = openStation(station) }
+            let deliveries = change(&all[station]!)
+            let formatted = deliveries.map { delivery -> String in
+                switch delivery {
+                case .event(_, let line):
+                    if let json = try? JSON.parse(line), let text = all[station]!.formatter.line(for: json) { return text }
+                    return line
+                case .gone(let range):
+                    return "events \(range.lowerBound) to \(range.upperBound) are gone: the journal no longer holds them"
+                }
+            }
+            return (deliveries, formatted, all[station]!.file)
+        }
+        for text in formatted { Self.print("\(station)  \(text)".printable) }
+        for delivery in deliveries {
+            do {
+                try file?.append(delivery)
+            } catch {
+                LogLine.error("cannot write \(file?.path ?? station): \(error)")
+                break
+            }
+        }
+        totals.withLock { totals in
+            for delivery in deliveries {
+                if case .gone(let range) = delivery { totals.gone += range.upperBound - range.lowerBound + 1 } else { totals.delivered += 1 }
+            }
+        }
+    }
+
+    private func openStation(_ station: String) -> Station {
+        // Printing only, the watch starts where it joins; writing a station's file, it starts from the station's first event.
+        guard let outputDirectory else { return Station(sequence: StationSequence(resumingAfter: nil)) }
+        do {
+            let (file, last) = try StationFile.open(directory: outputDirectory, station: station)
+            return Station(sequence: StationSequence(resumingAfter: last ?? 0), file: file)
+        } catch {
+            LogLine.error("cannot open the file of station \(station.printable) in \(outputDirectory): \(error); its events are only printed")
+            return Station(sequence: StationSequence(resumingAfter: nil))
+        }
+    }
+
+    // MARK: Gaps
+
+    private func checkGaps() async {
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: Self.gapCheckInterval) } catch { return }
+            let now = ContinuousClock.now
+            let requests = stations.withLock { all -> [(String, ClosedRange<UInt64>)] in
+                var due: [(String, ClosedRange<UInt64>)] = []
+                for (station, state) in all {
+                    guard let missing = state.sequence.missing else { continue }
+                    let range = missing.lowerBound...min(missing.upperBound, missing.lowerBound + ReplayRequest.largestRange - 1)
+                    if let asked = state.asked, asked.range == range, now - asked.at < Self.askAgainAfter { continue }
+                    all[station]!.asked = (range, now)
+                    due.append((station, range))
+                }
+                return due
+            }
+            guard let link = link.withLock({ $0 }) else { continue }
+            for (station, range) in requests {
+                LogLine.notice("station \(station.printable): events \(range.lowerBound) to \(range.upperBound) missing; asking again")
+                let topic = Topics(prefix: prefix, station: station).replay
+                if case .queued = link.publish(topic: topic, payload: "{\"from\":\(range.lowerBound),\"to\":\(range.upperBound)}", retain: false) {
+                    totals.withLock { $0.requests += 1 }
+                }
+            }
+        }
+    }
+
+    func brokerConnected(session: Int, protocolVersion: Int32) {
+        LogLine.notice("watching \(Topics.watched(prefix: prefix).joined(separator: ", "))")
+    }
+
+    func brokerAcknowledged(mid: Int32, session: Int, reasonCode: Int32) {}
+
+    func brokerUnavailable(reason: String, retryIn: Duration) {
+        LogLine.error("broker: \(reason.printable); retrying in \(retryIn.components.seconds) s")
+    }
+
+    /// Whole lines straight to stdout, so each is out at once even into a pipe.
+    private static func print(_ line: String) {
+        try? FileDescriptor.writeAll(1, (line + "\n").utf8)
+    }
+}
