@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import POSIXSupport
 
 /// One connection to the daemon's socket, `hello` already read.
