@@ -93,8 +93,8 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
-        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "JSONCore", "StationClient"]),
-        .executableTarget(name: "sealtrust-kiosk", dependencies: ["KioskBridge", "ProductVersion"]),
+        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "JSONCore", "StationClient", "Lifecycle"]),
+        .executableTarget(name: "sealtrust-kiosk", dependencies: ["KioskBridge", "Lifecycle", "ProductVersion", "SystemdSupport"]),
 
         // What the tests and benchmarks drive: child processes, the sandbox API, the virtual tag, a private
         // pcscd, a socket line client. Outside Tests/, for the benchmarks; never shipped.

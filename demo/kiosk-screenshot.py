@@ -6,11 +6,13 @@ Usage: kiosk-screenshot.py PAGE_URL OUTPUT.png < commands
 The page is opened at once, so that it follows the events live ("ready" is printed once it does); each line on stdin ("shot") saves what it
 shows at that moment to OUTPUT.png; the end of stdin closes the browser. Chromium is driven through the
 DevTools protocol over --remote-debugging-pipe (its fd 3 takes commands, fd 4 gives answers, NUL-separated).
+SIGTERM (how run-demo.sh stops it) closes the browser too: Chromium and its helpers go, and so does its profile.
 """
 
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -38,8 +40,10 @@ class Browser:
             [executable, "--headless=new", "--remote-debugging-pipe", "--no-sandbox", "--disable-gpu", "--no-first-run",
              "--disable-extensions", "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio",
              f"--user-data-dir={self.profile}", f"--window-size={width},{height}", "about:blank"],
-            pass_fds=(3, 4), preexec_fn=plumb,
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            pass_fds=(3, 4), preexec_fn=plumb, start_new_session=True,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            # Its own temporary files (org.chromium.Chromium.*) go in the profile too, and go with it.
+            env=dict(os.environ, TMPDIR=self.profile))
         os.close(high_to)
         os.close(high_from)
         self.next_id = 0
@@ -67,15 +71,25 @@ class Browser:
                 return answer.get("result", {})
 
     def close(self):
-        self.process.kill()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        # The browser's helpers (zygote, renderers) are in its session: all of them go before the profile does.
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         self.process.wait()
         shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def stop(signum, frame):
+    raise SystemExit(0)
 
 
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     url, output = sys.argv[1], sys.argv[2]
+    signal.signal(signal.SIGTERM, stop)
     browser = Browser()
     try:
         target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]

@@ -82,7 +82,8 @@ echo "the kiosk page: $page   (metrics: ${page}metrics, health: ${page}healthz)"
 shot="$root/.build/demo/kiosk-last-verdict.png"
 rm -f "$shot"
 mkfifo "$work/shot.in"
-/usr/bin/python3 demo/kiosk-screenshot.py "$page" "$shot" <"$work/shot.in" >"$work/shot.out" &
+# Its browser's profile goes in the demo's folder, removed at the end with the rest.
+TMPDIR="$work" /usr/bin/python3 demo/kiosk-screenshot.py "$page" "$shot" <"$work/shot.in" >"$work/shot.out" &
 pids+=($!)
 exec 8>"$work/shot.in"
 wait_for 40 grep -q ready "$work/shot.out"   # headless Chromium has the page open and follows the events

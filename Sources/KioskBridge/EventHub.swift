@@ -10,6 +10,7 @@ public final class EventHub: Sendable {
         var lastSentSeq: UInt64
         /// Live events held while this subscriber's replay runs; nil once it is live.
         var held: [(seq: UInt64, frame: [UInt8])]?
+        var heldBytes = 0
     }
 
     private struct State {
@@ -19,7 +20,9 @@ public final class EventHub: Sendable {
         var online = false
     }
 
-    /// A resuming stream that waits for more than this many live events is ended: its browser comes back.
+    /// A resuming stream that waits for more than this many live events, or more bytes than a stream may have
+    /// waiting, is ended: its browser comes back. Every held list is a tail of the same live events, so all of
+    /// them together hold at most that many bytes of frames.
     static let heldLimit = 4_096
     private let state = Mutex(State())
 
@@ -49,7 +52,8 @@ public final class EventHub: Sendable {
                     state.subscribers[id] = nil
                 } else if subscriber.held != nil {
                     subscriber.held!.append((seq, frame))
-                    if subscriber.held!.count > Self.heldLimit {
+                    subscriber.heldBytes += frame.count
+                    if subscriber.held!.count > Self.heldLimit || subscriber.heldBytes > EventStream.pendingLimit {
                         subscriber.stream.end()
                         state.subscribers[id] = nil
                     } else {
@@ -63,10 +67,17 @@ public final class EventHub: Sendable {
         }
     }
 
-    /// The replay for a resuming stream is in: it is sent, then what was held beyond it, and the stream goes live.
-    public func finishResume(_ stream: EventStream, replayed: [(seq: UInt64, frame: [UInt8])]) {
+    /// The replay for a resuming stream is in, up to `seam`, the journal's newest seq when it was asked: it is sent,
+    /// then what was held beyond it, and the stream goes live. A stream that resumed at or beyond the seam gets
+    /// nothing replayed and continues live from its request on, as the socket's `replay` does: what the hub held
+    /// since then is sent.
+    public func finishResume(_ stream: EventStream, replayed: [(seq: UInt64, frame: [UInt8])], seam: UInt64) {
         state.withLock { state in
             guard var subscriber = state.subscribers[stream.id] else { return }
+            if subscriber.lastSentSeq >= seam {
+                let firstHeld = subscriber.held?.first?.seq ?? .max
+                subscriber.lastSentSeq = min(seam, firstHeld - 1)
+            }
             for event in replayed + (subscriber.held ?? []) where event.seq > subscriber.lastSentSeq {
                 subscriber.lastSentSeq = event.seq
                 guard stream.send(event.frame) else {
@@ -75,6 +86,7 @@ public final class EventHub: Sendable {
                 }
             }
             subscriber.held = nil
+            subscriber.heldBytes = 0
             state.subscribers[stream.id] = subscriber
         }
     }

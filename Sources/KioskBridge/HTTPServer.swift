@@ -5,7 +5,10 @@ import Synchronization
 /// What the bridge's routes need to know of a request.
 public struct HTTPRequest: Sendable {
     public let method: String
+    /// As it came, not percent-decoded.
     public let path: String
+    /// The `Host` field, when there is one.
+    public let host: String?
     /// The request line's length: method, path, query and version.
     public let requestLineBytes: Int
     /// The header fields' length, names and values with their separators.
@@ -19,7 +22,8 @@ public enum HTTPAnswer: Sendable {
     case eventStream(EventStream)
 }
 
-/// An HTTP/1.1 server on libmicrohttpd: one internal epoll thread, at most `connectionLimit` connections.
+/// An HTTP/1.1 server on libmicrohttpd: one internal epoll thread, at most `connectionLimit` connections, of which
+/// `ConnectionTable.reservedForStation` only for the station itself, and a deadline for each request head.
 ///
 /// Routes are plain functions of the request: they answer at once from memory, so the server's one thread
 /// never waits on the daemon.
@@ -28,17 +32,19 @@ public final class HTTPServer: Sendable {
         let daemon: OpaquePointer
     }
 
-    public static let connectionLimit: UInt32 = 64
+    public static let connectionLimit = 64
     /// Holds a request line and headers of up to 8 KiB each, with room for the stream's write buffer.
     static let connectionMemory = 64 * 1024
     /// A connection that sends nothing for this long is closed; an event stream is kept alive by its comments.
     static let idleTimeoutSeconds: UInt32 = 60
 
-    private let routes: Routes
+    private let context: Context
     private let handle: Handle
 
-    final class Routes: Sendable {
+    /// What libmicrohttpd's callbacks reach through their context pointer.
+    final class Context: Sendable {
         let answer: @Sendable (HTTPRequest) -> HTTPAnswer
+        let connections = ConnectionTable(limit: HTTPServer.connectionLimit)
         init(answer: @escaping @Sendable (HTTPRequest) -> HTTPAnswer) {
             self.answer = answer
         }
@@ -50,12 +56,33 @@ public final class HTTPServer: Sendable {
 
     /// Serves on `socket`; `answer` is called on the server's thread for every complete request head.
     public init(socket: ListeningSocket, answer: @escaping @Sendable (HTTPRequest) -> HTTPAnswer) throws(StartFailure) {
-        routes = Routes(answer: answer)
-        let context = Unmanaged.passUnretained(routes).toOpaque()
-        guard let daemon = kiosk_mhd_start(socket.descriptor, Self.connectionLimit, Self.connectionMemory, Self.idleTimeoutSeconds,
-                                           handleRequest, context, requestCompleted, nil)
+        context = Context(answer: answer)
+        guard let daemon = kiosk_mhd_start(socket.descriptor, UInt32(Self.connectionLimit), Self.connectionMemory, Self.idleTimeoutSeconds,
+                                           admitConnection, handleRequest, requestCompleted, noteConnection,
+                                           Unmanaged.passUnretained(context).toOpaque())
         else { throw StartFailure() }
         handle = Handle(daemon: daemon)
+    }
+
+    /// Closes the connections whose request head is overdue; called about once a second.
+    public func closeSlowHeads() {
+        context.connections.closeSlowHeads()
+    }
+}
+
+private func admitConnection(context: UnsafeMutableRawPointer?, address: UnsafePointer<sockaddr>?, length: socklen_t) -> MHD_Result {
+    guard let context else { return .NO }
+    return Unmanaged<HTTPServer.Context>.fromOpaque(context).takeUnretainedValue().connections.admits(address) ? .YES : .NO
+}
+
+private func noteConnection(context: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+                            socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, code: MHD_ConnectionNotificationCode) {
+    guard let context, let connection else { return }
+    let connections = Unmanaged<HTTPServer.Context>.fromOpaque(context).takeUnretainedValue().connections
+    if code == .CONNECTION_NOTIFY_STARTED {
+        connections.started(connection, socket: kiosk_mhd_connection_fd(connection), address: kiosk_mhd_client_address(connection))
+    } else {
+        connections.closed(connection)
     }
 }
 
@@ -66,17 +93,19 @@ private func handleRequest(
     requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> MHD_Result {
     guard let context, let connection, let url, let method else { return .NO }
-    let routes = Unmanaged<HTTPServer.Routes>.fromOpaque(context).takeUnretainedValue()
+    let server = Unmanaged<HTTPServer.Context>.fromOpaque(context).takeUnretainedValue()
+    server.connections.headArrived(connection)
     let path = String(cString: url)
     let methodName = String(cString: method)
     let versionBytes = version.map { strlen($0) } ?? 0
     let request = HTTPRequest(
         method: methodName, path: path,
+        host: MHD_lookup_connection_value(connection, .HEADER_KIND, "Host").map { String(cString: $0) },
         requestLineBytes: strlen(method) + 1 + strlen(url) + queryBytes(connection) + 1 + versionBytes,
         headerBytes: fieldBytes(connection, kind: .HEADER_KIND),
         lastEventID: MHD_lookup_connection_value(connection, .HEADER_KIND, "Last-Event-ID").map { String(cString: $0) }
     )
-    switch routes.answer(request) {
+    switch server.answer(request) {
     case .document(let status, let contentType, let body):
         let response = body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
@@ -108,7 +137,7 @@ private func addCommonHeaders(_ response: OpaquePointer, contentType: String) {
     MHD_add_response_header(response, "Cache-Control", "no-store")
     MHD_add_response_header(response, "X-Content-Type-Options", "nosniff")
     MHD_add_response_header(response, "Content-Security-Policy",
-                            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:")
+                            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'")
     MHD_add_response_header(response, "Referrer-Policy", "no-referrer")
 }
 
@@ -127,6 +156,9 @@ private func requestCompleted(
     context: UnsafeMutableRawPointer?, connection: OpaquePointer?, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
     reason: MHD_RequestTerminationCode
 ) {
+    if let context, let connection {
+        Unmanaged<HTTPServer.Context>.fromOpaque(context).takeUnretainedValue().connections.requestEnded(connection)
+    }
     guard let pointer = requestContext?.pointee else { return }
     requestContext?.pointee = nil
     Unmanaged<EventStream>.fromOpaque(pointer).takeRetainedValue().connectionClosed()

@@ -1,9 +1,11 @@
 /// `sealtrust-kiosk`'s command line (outputs.md).
 public struct KioskOptions: Sendable, Equatable {
     public static let usage = """
-        usage: sealtrust-kiosk [--socket PATH] [--listen ADDR:PORT] [--lang en|fr] [--hold SECONDS] [--version] [--help]
+        usage: sealtrust-kiosk [--socket PATH] [--listen ADDR:PORT] [--allow-host NAME]... [--lang en|fr] [--hold SECONDS]
+                               [--version] [--help]
           --socket PATH       the daemon's socket (default /run/sealtrust-scand/scand.sock)
-          --listen ADDR:PORT  where the page is served (default 127.0.0.1:8080; [::1]:8080 for IPv6)
+          --listen ADDR:PORT  where the page is served (default 127.0.0.1:8080; [::1]:8080 for IPv6; localhost:8080)
+          --allow-host NAME   a name browsers may use for the page, besides the listen address and localhost
           --lang en|fr        the page's own words (default en)
           --hold SECONDS      how long a verdict stays on the page, 1 to 3600 (default 8)
         """
@@ -20,6 +22,8 @@ public struct KioskOptions: Sendable, Equatable {
 
     public var socketPath = "/run/sealtrust-scand/scand.sock"
     public var listen = ListenAddress.loopback
+    /// `--allow-host`, in the order given.
+    public var allowedHostNames: [String] = []
     public var language = KioskLanguage.en
     public var holdSeconds = 8
 
@@ -30,7 +34,7 @@ public struct KioskOptions: Sendable, Equatable {
             switch argument {
             case "--version": return .version
             case "--help", "-h": return .help
-            case "--socket", "--listen", "--lang", "--hold":
+            case "--socket", "--listen", "--allow-host", "--lang", "--hold":
                 guard let value = remaining.popFirst() else { throw Invalid(description: "\(argument) needs a value") }
                 try options.set(argument, to: value)
             default:
@@ -40,6 +44,9 @@ public struct KioskOptions: Sendable, Equatable {
         return .run(options)
     }
 
+    /// The `Host` names a request may give.
+    public var allowedHosts: AllowedHosts { AllowedHosts(listen: listen, extra: allowedHostNames) }
+
     private mutating func set(_ option: String, to value: String) throws(Invalid) {
         switch option {
         case "--socket":
@@ -47,9 +54,14 @@ public struct KioskOptions: Sendable, Equatable {
             socketPath = value
         case "--listen":
             guard let address = ListenAddress(value) else {
-                throw Invalid(description: "--listen \(printable(value)): expected ADDR:PORT with a numeric address, such as 127.0.0.1:8080")
+                throw Invalid(description: "--listen \(printable(value)): expected ADDR:PORT with a numeric address or localhost, such as 127.0.0.1:8080")
             }
             listen = address
+        case "--allow-host":
+            guard AllowedHosts.isName(value) else {
+                throw Invalid(description: "--allow-host \(printable(value)): a host name (letters, digits, dots, hyphens) or a numeric address")
+            }
+            allowedHostNames.append(value)
         case "--lang":
             guard let language = KioskLanguage(rawValue: value) else { throw Invalid(description: "--lang: en or fr") }
             self.language = language

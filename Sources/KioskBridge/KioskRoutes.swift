@@ -4,13 +4,16 @@ public struct KioskRoutes: Sendable {
     static let longestHeaders = 8 * 1024
 
     let page: [UInt8]
+    let hosts: AllowedHosts
     let hub: EventHub
     let station: StationState
     /// Starts the replay of a stream that resumes from a `Last-Event-ID`.
     let resume: @Sendable (EventStream) -> Void
 
-    public init(page: String, hub: EventHub, station: StationState, resume: @escaping @Sendable (EventStream) -> Void) {
+    public init(page: String, hosts: AllowedHosts, hub: EventHub, station: StationState,
+                resume: @escaping @Sendable (EventStream) -> Void) {
         self.page = Array(page.utf8)
+        self.hosts = hosts
         self.hub = hub
         self.station = station
         self.resume = resume
@@ -19,6 +22,7 @@ public struct KioskRoutes: Sendable {
     public func answer(_ request: HTTPRequest) -> HTTPAnswer {
         if request.requestLineBytes > Self.longestRequestLine { return Self.plain(414, "request line too long\n") }
         if request.headerBytes > Self.longestHeaders { return Self.plain(431, "headers too large\n") }
+        guard hosts.permits(request.host) else { return Self.plain(421, "this bridge does not serve that host name\n") }
         guard request.method == "GET" else { return Self.plain(405, "only GET\n") }
         switch request.path {
         case "/":

@@ -1,6 +1,7 @@
 import Glibc
 
-/// `--listen ADDR:PORT`: a numeric IPv4 address, or an IPv6 one in brackets, and a port from 0 to 65535.
+/// `--listen ADDR:PORT`: a numeric IPv4 address, an IPv6 one in brackets, or `localhost` (127.0.0.1), and a port
+/// from 0 to 65535.
 public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     public let host: String
     public let port: UInt16
@@ -15,7 +16,9 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         let bracketed = host.hasPrefix("[") && host.hasSuffix("]")
         if bracketed { host = String(host.dropFirst().dropLast()) }
         var probe = in6_addr()
-        if bracketed, inet_pton(AF_INET6, host, &probe) == 1 {
+        if host == "localhost" {
+            self.init(host: "127.0.0.1", port: port, isIPv6: false)
+        } else if bracketed, inet_pton(AF_INET6, host, &probe) == 1 {
             self.init(host: host, port: port, isIPv6: true)
         } else if !bracketed, inet_pton(AF_INET, host, &probe) == 1 {
             self.init(host: host, port: port, isIPv6: false)
@@ -30,7 +33,13 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         self.isIPv6 = isIPv6
     }
 
-    public var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    public var description: String { "\(urlHost):\(port)" }
+
+    /// The host as a URL or a `Host` header names it: an IPv6 address in brackets.
+    public var urlHost: String { isIPv6 ? "[\(host)]" : host }
+
+    /// 0.0.0.0 or [::]: every address of the machine.
+    public var isWildcard: Bool { host == "0.0.0.0" || host == "::" }
 
     /// The address with another port (the one the kernel picked for port 0).
     public func with(port: UInt16) -> ListenAddress { ListenAddress(host: host, port: port, isIPv6: isIPv6) }

@@ -1,8 +1,9 @@
+import Lifecycle
 import StationClient
 
 /// The bridge's side of the daemon's socket: every journaled event to the hub, the daemon's `status` to the
 /// metrics, and reconnection by itself (StationFeed resumes by `replay`, so a daemon restart loses nothing).
-public struct StationLink: Sendable {
+public struct StationLink: Service {
     let socketPath: String
     let hub: EventHub
     let station: StationState
@@ -16,6 +17,8 @@ public struct StationLink: Sendable {
         self.station = station
         self.log = log
     }
+
+    public var name: String { "station link" }
 
     /// Runs until cancelled.
     public func run() async {

@@ -9,11 +9,9 @@ public final class StationState: Sendable {
         var status: JSON?
         var sources: JSON = .array([])
         var latency = LatencyHistogram()
-        var scansByMedium: [String: UInt64] = [:]
-        var readErrorsByReason: [String: UInt64] = [:]
     }
 
-    /// The counts by label keep at most this many labels: values come from outside.
+    /// A count by label keeps at most this many labels, each at most 64 characters: they come from outside.
     static let labelLimit = 64
     public let version: String
     private let known = Mutex(Known())
@@ -47,25 +45,10 @@ public final class StationState: Sendable {
         }
     }
 
-    /// A journaled event, counted by what `status` does not break down.
+    /// A journaled event: a verdict's latency, which `status` does not keep.
     public func record(event: JSON) {
-        known.withLock { known in
-            switch event["type"]?.stringValue {
-            case "verdict":
-                if let latency = event["latency_ms"]?.integerValue { known.latency.record(milliseconds: latency) }
-            case "scan":
-                Self.count(event["medium"]?.stringValue ?? "unknown", in: &known.scansByMedium)
-            case "read_error":
-                Self.count(event["reason"]?.stringValue ?? "unknown", in: &known.readErrorsByReason)
-            default:
-                break
-            }
-        }
-    }
-
-    private static func count(_ label: String, in counts: inout [String: UInt64]) {
-        let key = counts[label] != nil || counts.count < labelLimit ? String(label.prefix(64)) : "other"
-        counts[key, default: 0] += 1
+        guard event["type"]?.stringValue == "verdict", let latency = event["latency_ms"]?.integerValue else { return }
+        known.withLock { $0.latency.record(milliseconds: latency) }
     }
 
     /// `GET /healthz`: the status code and its JSON.
@@ -76,41 +59,39 @@ public final class StationState: Sendable {
         }
     }
 
-    /// `GET /metrics`, in Prometheus text format 0.0.4.
+    /// `GET /metrics`, in Prometheus text format 0.0.4. The daemon's numbers come from its last `status`, and only
+    /// while it answers: a stale `sealtrust_clients` beside `sealtrust_up 0` would say what is no longer so.
     public func metrics() -> String {
         let known = known.withLock { $0 }
+        let status = known.reachable == true ? known.status : nil
+        let counters = status?["counters"]
         var out = Exposition()
-        let counters = known.status?["counters"]
 
         out.family("sealtrust_up", "gauge", "Whether the daemon answers the bridge.")
         out.sample("sealtrust_up", [], known.reachable == true ? 1 : 0)
         out.family("sealtrust_build_info", "gauge", "The bridge's version.")
         out.sample("sealtrust_build_info", [("version", version)], 1)
 
-        out.family("sealtrust_scans_total", "counter", "Scans seen by the bridge since it started, by medium.")
-        for (medium, count) in known.scansByMedium.sorted(by: { $0.key < $1.key }) {
-            out.sample("sealtrust_scans_total", [("medium", medium)], Double(count))
-        }
+        out.family("sealtrust_scans_total", "counter", "Scans since the daemon started, by medium (its status).")
+        Self.counts(counters?["scans_by_medium"], label: "medium", as: "sealtrust_scans_total", into: &out)
         out.family("sealtrust_verdicts_total", "counter", "Verdicts since the daemon started, by outcome (its status).")
-        for (outcome, count) in counters?["verdicts"]?.objectValue ?? [] {
-            if let count = count.integerValue, count >= 0 { out.sample("sealtrust_verdicts_total", [("outcome", outcome)], Double(count)) }
-        }
-        out.family("sealtrust_read_errors_total", "counter", "Read errors seen by the bridge since it started, by reason.")
-        for (reason, count) in known.readErrorsByReason.sorted(by: { $0.key < $1.key }) {
-            out.sample("sealtrust_read_errors_total", [("reason", reason)], Double(count))
-        }
+        Self.counts(counters?["verdicts"], label: "outcome", as: "sealtrust_verdicts_total", into: &out)
+        out.family("sealtrust_read_errors_total", "counter", "Read errors since the daemon started, by reason (its status).")
+        Self.counts(counters?["read_errors"], label: "reason", as: "sealtrust_read_errors_total", into: &out)
         out.family("sealtrust_api_errors_total", "counter", "Calls to the SealTrust API that failed, since the daemon started.")
         if let errors = counters?["api_errors"]?.integerValue, errors >= 0 { out.sample("sealtrust_api_errors_total", [], Double(errors)) }
         out.family("sealtrust_source_up", "gauge", "Whether each reader or camera is ready.")
-        for source in known.sources.arrayValue ?? [] {
-            guard let id = source["id"]?.stringValue else { continue }
-            out.sample("sealtrust_source_up", [("id", id), ("medium", source["medium"]?.stringValue ?? "")],
-                       source["state"]?.stringValue == "ready" ? 1 : 0)
+        if status != nil {
+            for source in known.sources.arrayValue ?? [] {
+                guard let id = source["id"]?.stringValue else { continue }
+                out.sample("sealtrust_source_up", [("id", id), ("medium", source["medium"]?.stringValue ?? "")],
+                           source["state"]?.stringValue == "ready" ? 1 : 0)
+            }
         }
         out.family("sealtrust_clients", "gauge", "Clients of the daemon's socket, this bridge included.")
-        if let clients = known.status?["clients"]?.integerValue, clients >= 0 { out.sample("sealtrust_clients", [], Double(clients)) }
+        if let clients = status?["clients"]?.integerValue, clients >= 0 { out.sample("sealtrust_clients", [], Double(clients)) }
         out.family("sealtrust_journal_last_seq", "gauge", "The newest journaled event's seq.")
-        if let last = known.status?["last_seq"]?.integerValue, last >= 0 { out.sample("sealtrust_journal_last_seq", [], Double(last)) }
+        if let last = status?["last_seq"]?.integerValue, last >= 0 { out.sample("sealtrust_journal_last_seq", [], Double(last)) }
 
         out.family("sealtrust_verdict_latency_seconds", "histogram", "From the read to the verdict, as the verdicts say.")
         for (index, bound) in LatencyHistogram.bounds.enumerated() {
@@ -120,5 +101,13 @@ public final class StationState: Sendable {
         out.sample("sealtrust_verdict_latency_seconds_sum", [], known.latency.sumSeconds)
         out.sample("sealtrust_verdict_latency_seconds_count", [], Double(known.latency.total))
         return out.text
+    }
+
+    /// One sample per member of a `status` object of counts (`{"nfc":3,...}`), in its order; negative or
+    /// non-integer counts left out, and labels past `labelLimit`.
+    private static func counts(_ object: JSON?, label: String, as name: String, into out: inout Exposition) {
+        for (key, count) in (object?.objectValue ?? []).prefix(labelLimit) {
+            if let count = count.integerValue, count >= 0 { out.sample(name, [(label, String(key.prefix(64)))], Double(count)) }
+        }
     }
 }

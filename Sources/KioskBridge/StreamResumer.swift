@@ -1,80 +1,142 @@
+import Lifecycle
 import StationClient
+import Synchronization
 
-/// Brings a resuming stream the events it missed: a connection of its own asks `replay` from the
-/// stream's `Last-Event-ID`, reads up to the seam, and hands them to the hub. The seam is the newest seq the
-/// `hello` named, or the `ack` with `replayed` where the daemon sends one; what came later the hub holds.
-public struct StreamResumer: Sendable {
+/// Brings resuming streams the events they missed, through one connection to the daemon at a time.
+///
+/// Streams that come back with a `Last-Event-ID` wait here; one replay from the lowest of their seqs serves them
+/// all, each getting what lies beyond its own seq. So a flood of resumes costs the daemon one client, not one
+/// each, and the bridge one replay's memory. The replay reads up to the seam, the newest seq its `hello` named
+/// (or the `ack` with `replayed`); what came later the hub holds. It keeps the newest `EventHub.heldLimit`
+/// events and at most `replayBytes`; it stops as soon as every stream it serves has gone.
+public final class StreamResumer: Service, Sendable {
+    typealias Replayed = (events: [(seq: UInt64, frame: [UInt8])], seam: UInt64)
+
     let socketPath: String
     let hub: EventHub
     let log: KioskLog
     static let quietID = "kiosk-quiet"
     static let replayID = "kiosk-resume"
-    /// A replay that takes longer is given up; the browser asks again.
-    static let timeLimit = Duration.seconds(10)
+    /// A replay that brings nothing for this long is given up; the browsers ask again. A long one that moves is
+    /// not: the daemon sends a replay as its other clients leave it room.
+    static let stallLimit = Duration.seconds(10)
+    /// Half of what a stream may have waiting: the replay fits, with room for what arrives meanwhile.
+    static let replayBytes = EventStream.pendingLimit / 2
+    /// How many replayed events between two looks at whether the streams' clients are still there.
+    static let clientCheckInterval = 512
+
+    /// How many messages a replay has read, for the watch on its progress.
+    final class Progress: Sendable {
+        let messages = Atomic<Int>(0)
+    }
+
+    private let waiting = Mutex<[EventStream]>([])
+    private let wake: AsyncStream<Void>
+    private let wakeUp: AsyncStream<Void>.Continuation
+
+    public var name: String { "stream resumer" }
 
     public init(socketPath: String, hub: EventHub, log: KioskLog) {
         self.socketPath = socketPath
         self.hub = hub
         self.log = log
+        (wake, wakeUp) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
+    /// Queues a stream that resumes from its `Last-Event-ID`; called on the HTTP server's thread.
     public func resume(_ stream: EventStream) {
-        guard let since = stream.resumeAfter else { return }
-        Task {
-            let replayed = await withTaskGroup(of: [(seq: UInt64, frame: [UInt8])]?.self) { group in
-                group.addTask { await replay(since: since) }
-                group.addTask {
-                    try? await Task.sleep(for: Self.timeLimit)
-                    return nil
-                }
-                let first = await group.next() ?? nil
-                group.cancelAll()
-                return first
+        guard stream.resumeAfter != nil else { return }
+        waiting.withLock { $0.append(stream) }
+        wakeUp.yield()
+    }
+
+    /// Serves the waiting streams, a batch per replay, until cancelled.
+    public func run() async {
+        for await _ in wake {
+            while !Task.isCancelled, let batch = takeWaiting() {
+                await serve(batch)
             }
+        }
+    }
+
+    /// The waiting streams whose clients are still there; nil when there are none.
+    private func takeWaiting() -> [EventStream]? {
+        let batch = waiting.withLock { waiting in
+            defer { waiting = [] }
+            return waiting.filter { !$0.isFinished }
+        }
+        return batch.isEmpty ? nil : batch
+    }
+
+    private func serve(_ batch: [EventStream]) async {
+        let since = batch.compactMap(\.resumeAfter).min() ?? 0
+        let progress = Progress()
+        let replayed = await withTaskGroup(of: Replayed?.self) { group in
+            group.addTask { await self.replay(since: since, for: batch, progress: progress) }
+            group.addTask {
+                var seen = -1
+                while !Task.isCancelled, progress.messages.load(ordering: .relaxed) != seen {
+                    seen = progress.messages.load(ordering: .relaxed)
+                    try? await Task.sleep(for: Self.stallLimit)
+                }
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        for stream in batch {
             if let replayed {
-                hub.finishResume(stream, replayed: replayed)
+                hub.finishResume(stream, replayed: replayed.events, seam: replayed.seam)
             } else {
                 hub.failResume(stream)
             }
         }
     }
 
-    /// The journaled events after `since`; nil when the daemon could not be asked.
-    private func replay(since: UInt64) async -> [(seq: UInt64, frame: [UInt8])]? {
+    /// The journaled events after `since`, the newest that fit, and the seam; nil when the daemon could not be
+    /// asked, or when every stream of `batch` has gone meanwhile.
+    private func replay(since: UInt64, for batch: [EventStream], progress: Progress) async -> Replayed? {
         guard let connection = try? await StationConnection.connect(path: socketPath) else { return nil }
         defer { connection.close() }
         let seam = connection.hello.lastSeq
-        guard since < seam else { return [] }
+        guard since < seam else { return ([], seam) }
         // Live events are not wanted here: the hub has them. Replayed events are the answer to `replay`, never filtered.
         guard (try? connection.send(StationCommand(.watch([]), id: Self.quietID))) != nil else { return nil }
         var quiet = false
-        var events: [(seq: UInt64, frame: [UInt8])] = []
+        var kept = ReplayWindow(byteLimit: Self.replayBytes, countLimit: EventHub.heldLimit)
+        var sinceLastCheck = 0
         while let message = await connection.next() {
+            progress.messages.add(1, ordering: .relaxed)
             if !quiet {
                 quiet = message.type == "ack" && message.id == Self.quietID
                 if quiet, (try? connection.send(StationCommand(.replay(since: since), id: Self.replayID))) == nil { return nil }
                 continue
             }
             if let seq = message.seq {
-                events.append((seq, EventFrame.journaled(seq: seq, type: message.type, line: message.line)))
-                // A page away for long gets the newest events only; memory stays bounded.
-                if events.count >= 2 * EventHub.heldLimit { events.removeFirst(EventHub.heldLimit) }
-                if seq >= seam { return newest(events, since: since) }
+                kept.append(seq: seq, type: message.type, line: message.line)
+                if seq >= seam { return finished(kept, since: since, seam: seam) }
+                sinceLastCheck += 1
+                if sinceLastCheck == Self.clientCheckInterval {
+                    sinceLastCheck = 0
+                    batch.forEach { $0.endIfClientLeft() }
+                    if batch.allSatisfy(\.isFinished) { return nil }
+                }
             } else if message.id == Self.replayID {
                 if message.type == "error", message.code == "not_available" {
-                    log.warning("a page resumed after event \(since), which the daemon's journal no longer holds: it continues live")
-                    return events
+                    log.warning("pages resumed after event \(since), which the daemon's journal no longer holds: they continue live")
+                    return (kept.events, seam)
                 }
-                if message.type == "ack" { return newest(events, since: since) }
+                if message.type == "ack" { return finished(kept, since: since, seam: seam) }
             }
         }
         return nil
     }
 
-    private func newest(_ events: [(seq: UInt64, frame: [UInt8])], since: UInt64) -> [(seq: UInt64, frame: [UInt8])] {
-        if events.count > EventHub.heldLimit {
-            log.warning("a page resumed after event \(since): only the newest \(EventHub.heldLimit) events are sent again")
+    private func finished(_ kept: ReplayWindow, since: UInt64, seam: UInt64) -> Replayed {
+        if kept.dropped > 0 {
+            log.warning("pages resumed after event \(since): only the newest \(kept.count) events are sent again")
         }
-        return Array(events.suffix(EventHub.heldLimit))
+        return (kept.events, seam)
     }
 }

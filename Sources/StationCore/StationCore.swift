@@ -180,7 +180,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         let live = live
         let scanned = ScannedCode(raw: read.raw, extraHosts: live.options.extraHosts)
         let scanID = ScanIdentifier.random()
-        counters.countScan()
+        counters.countScan(by: read.medium)
         sources.scanned(by: read.source, at: Timestamp.now().text)
         logger.info("scan \(scanID) from \(read.source): \(scanned.kind.rawValue)")
         let scan = StationEvent.scan(scanned.event(scanID: scanID, source: read.source, medium: read.medium, raw: read.raw,
@@ -334,6 +334,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 
     private func readFailed(_ failure: ReadFailure) {
         logger.warning("read error on \(failure.source): \(failure.reason.rawValue): \(failure.detail)")
+        counters.countReadError(failure.reason)
         let message = live.messages.readError(reason: failure.reason)
         log.record(.readError(ReadErrorEvent(source: failure.source, medium: failure.medium, reason: failure.reason,
                                              detail: failure.detail, message: message)))

@@ -7,6 +7,8 @@ import Synchronization
 final class StationCounters: Sendable {
     private struct Counts {
         var scans = 0
+        var scansByMedium: [Medium: Int] = [:]
+        var readErrors: [ReadErrorReason: Int] = [:]
         var verdicts: [Outcome: Int] = [:]
         var apiErrors = 0
         var lastAPIError: String?
@@ -16,8 +18,15 @@ final class StationCounters: Sendable {
 
     private let counts = Mutex(Counts())
 
-    func countScan() {
-        counts.withLock { $0.scans += 1 }
+    func countScan(by medium: Medium) {
+        counts.withLock { counts in
+            counts.scans += 1
+            counts.scansByMedium[medium, default: 0] += 1
+        }
+    }
+
+    func countReadError(_ reason: ReadErrorReason) {
+        counts.withLock { $0.readErrors[reason, default: 0] += 1 }
     }
 
     func count(_ verdict: Verdict) {
@@ -44,13 +53,16 @@ final class StationCounters: Sendable {
     var lastAPIError: String? { counts.withLock { $0.lastAPIError } }
     var lastAPIErrorJSON: JSON? { counts.withLock { $0.lastAPIErrorJSON } }
 
-    /// Every outcome is listed, zero included, in the protocol's order.
+    /// Every medium, outcome and reason is listed, zero included, in the protocol's order: a scraper (the kiosk's
+    /// `/metrics`) gets the daemon's counts since it started, not what a bridge happened to see.
     var json: JSON {
         counts.withLock { counts in
             .object([
                 ("scans", .int(Int64(counts.scans))),
+                ("scans_by_medium", .object(Medium.allCases.map { ($0.rawValue, .int(Int64(counts.scansByMedium[$0] ?? 0))) })),
                 ("verdicts", .object(Outcome.allCases.map { ($0.rawValue, .int(Int64(counts.verdicts[$0] ?? 0))) })),
                 ("api_errors", .int(Int64(counts.apiErrors))),
+                ("read_errors", .object(ReadErrorReason.allCases.map { ($0.rawValue, .int(Int64(counts.readErrors[$0] ?? 0))) })),
             ])
         }
     }

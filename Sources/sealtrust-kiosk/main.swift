@@ -1,8 +1,14 @@
 import Glibc
 import KioskBridge
+import Lifecycle
 import ProductVersion
+import SystemdSupport
 
 // sealtrust-kiosk: the kiosk page, Server-Sent Events, metrics and health, as a client of the daemon's socket.
+
+// Before any thread starts: SIGTERM, SIGINT and SIGHUP are then blocked in every thread, and the service group takes
+// them on a thread of its own, as the daemon does (and SIGPIPE is ignored: a client gone mid-write ends nothing).
+SignalWatcher.blockSignals()
 
 let log = KioskLog()
 let options: KioskOptions
@@ -22,14 +28,11 @@ do {
     exit(2)
 }
 
-// The page keeps a stream open; a client gone mid-write must not end the process.
-signal(SIGPIPE, SIG_IGN)
-
 let hub = EventHub()
 let station = StationState(version: ProductVersion.current)
 let resumer = StreamResumer(socketPath: options.socketPath, hub: hub, log: log)
 let routes = KioskRoutes(page: KioskPage.document(language: options.language, holdSeconds: options.holdSeconds),
-                         hub: hub, station: station, resume: { resumer.resume($0) })
+                         hosts: options.allowedHosts, hub: hub, station: station, resume: { resumer.resume($0) })
 let server: HTTPServer
 let listening: ListeningSocket
 do {
@@ -45,20 +48,18 @@ let announcement = Array("LISTENING http://\(options.listen.with(port: listening
 _ = announcement.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
 log.info("serving the kiosk page on http://\(options.listen.with(port: listening.port))/")
 
-await withTaskGroup(of: Void.self) { group in
-    group.addTask {
-        await StationLink(socketPath: options.socketPath, hub: hub, station: station, log: log).run()
-    }
-    group.addTask {
-        var ticks = 0
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(1))
-            hub.sweep()
-            ticks += 1
-            if ticks % 15 == 0 { hub.keepAlive() }
-        }
-    }
-    // SIGTERM and SIGINT end the process as their default does: nothing is kept on disk, and browsers reconnect.
-    await group.waitForAll()
-    withExtendedLifetime(server) {}
-}
+// SIGTERM and SIGINT stop the services and end the process with 0: nothing is kept on disk, and browsers reconnect.
+let services: [any Service] = [
+    StationLink(socketPath: options.socketPath, hub: hub, station: station, log: log), resumer, Housekeeping(hub: hub, server: server),
+]
+let group = ServiceGroup(
+    services: services, stopDeadline: .seconds(2), notifier: SystemdNotifier.fromEnvironment(),
+    hooks: ServiceGroup.Hooks(
+        started: {}, reload: {},
+        stopping: { signal in log.info("\(signal): stopping") },
+        serviceEnded: { name, error in
+            if let error { log.error("\(name) failed: \(error)") }
+        }))
+group.runBlockingMainThread()
+withExtendedLifetime(server) {}
+exit(0)

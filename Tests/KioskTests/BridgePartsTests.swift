@@ -13,7 +13,10 @@ struct BridgePartsTests {
         #expect(options.language == .fr && options.holdSeconds == 3 && options.socketPath == "/tmp/s")
         #expect(throws: KioskOptions.Invalid.self) { try KioskOptions.parse(["--hold", "0"]) }
         #expect(throws: KioskOptions.Invalid.self) { try KioskOptions.parse(["--hold", "3601"]) }
-        #expect(throws: KioskOptions.Invalid.self) { try KioskOptions.parse(["--listen", "localhost:80"]) }
+        #expect(try KioskOptions.parse(["--listen", "localhost:80"]) == .run(KioskOptions(listen: ListenAddress("127.0.0.1:80")!)))
+        #expect(throws: KioskOptions.Invalid.self) { try KioskOptions.parse(["--listen", "example.com:80"]) }
+        #expect(throws: KioskOptions.Invalid.self) { try KioskOptions.parse(["--allow-host", "evil.example/x"]) }
+        #expect(throws: KioskOptions.Invalid.self) { try KioskOptions.parse(["--allow-host", ""]) }
         #expect(throws: KioskOptions.Invalid.self) { try KioskOptions.parse(["--listen", "127.0.0.1:70000"]) }
         #expect(throws: KioskOptions.Invalid.self) { try KioskOptions.parse(["--lang", "de"]) }
         #expect(try KioskOptions.parse(["--version"]) == .version)
@@ -27,6 +30,20 @@ struct BridgePartsTests {
         #expect(frame == "id: 7\nevent: verdict\ndata: {\"a\":  1}\n\n", "a line break never starts a new field")
         let odd = String(decoding: EventFrame.journaled(seq: 8, type: "x\ny", line: "{}"), as: UTF8.self)
         #expect(odd == "id: 8\nevent: message\ndata: {}\n\n")
+    }
+
+    @Test func aHostIsTheListenAddressLocalhostOrAnAllowedName() {
+        let loopback = AllowedHosts(listen: ListenAddress("127.0.0.1:8080")!, extra: ["kiosk.example"])
+        for host in ["127.0.0.1", "127.0.0.1:8080", "localhost:9", "Kiosk.Example", "kiosk.example:8080"] {
+            #expect(loopback.permits(host), "\(host)")
+        }
+        #expect(loopback.permits(nil), "no Host: nothing to rebind")
+        for host in ["", "evil.example", "127.0.0.2", "[::1]", "localhost:123456", "localhost:8080:1", "127.0.0.1 ", "kiosk.example.evil"] {
+            #expect(!loopback.permits(host), "\(host)")
+        }
+        let everywhere = AllowedHosts(listen: ListenAddress("[::]:8080")!, extra: [])
+        #expect(everywhere.permits("[2001:db8::1]:8080") && everywhere.permits("192.0.2.10") && everywhere.permits("localhost"))
+        #expect(!everywhere.permits("station.example") && !everywhere.permits("[station.example]"))
     }
 
     @Test func aLastEventIDIsASeqOrNothing() {

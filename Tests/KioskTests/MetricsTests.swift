@@ -100,4 +100,47 @@ struct MetricsTests {
         #expect(body["status"]?.stringValue == "ok" && body["daemon"]?.stringValue == "reachable")
         #expect(body["sources"]?.arrayValue?.isEmpty == false)
     }
+
+    /// `/metrics` until `condition` holds of its samples, or the deadline.
+    static func metrics(port: Int, until condition: ([String: Double]) -> Bool) async throws -> [String: Double] {
+        let deadline = ContinuousClock.now + .seconds(15)
+        var samples: [String: Double] = [:]
+        repeat {
+            samples = try Self.samples(try httpGet(port: port, path: "/metrics").body)
+            if condition(samples) { break }
+            try await Task.sleep(for: .milliseconds(50))
+        } while ContinuousClock.now < deadline
+        return samples
+    }
+
+    @Test func aBridgeStartedLaterCountsAsTheDaemonAndSaysNothingOfADaemonThatIsDown() async throws {
+        let rig = try StationRig()
+        let station = try await rig.connect()
+        defer { station.close() }
+        _ = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "1")
+        _ = try await verify("https://id.gs1.org/01/09506000134352", on: station, id: "2")
+        try station.send(StationCommand(.watch(["read_error"]), id: "w"))
+        try rig.showUnreadableCode()
+        while let message = await station.next(), message.type != "read_error" {}
+
+        // A bridge started after all that: the daemon's counts since it started, not what this bridge has seen.
+        let late = try KioskProcess(socketPath: rig.socketPath)
+        defer { late.stop() }
+        let samples = try await Self.metrics(port: late.port) { $0["sealtrust_up"] == 1 && $0["sealtrust_journal_last_seq"] != nil }
+        #expect(samples["sealtrust_scans_total{medium=\"manual\"}"] == 2, "\(samples)")
+        #expect(samples["sealtrust_scans_total{medium=\"qr\"}"] == 0)
+        #expect(samples["sealtrust_read_errors_total{reason=\"invalid_utf8\"}"] == 1)
+        #expect(samples["sealtrust_read_errors_total{reason=\"io\"}"] == 0)
+        #expect(samples["sealtrust_verdicts_total{outcome=\"identified\"}"] == 1)
+
+        // The daemon stops: only what the bridge knows of itself remains.
+        rig.stopDaemon()
+        let down = try await Self.metrics(port: late.port) { $0["sealtrust_up"] == 0 }
+        #expect(down["sealtrust_up"] == 0)
+        let daemons = ["sealtrust_clients", "sealtrust_journal_last_seq", "sealtrust_source_up", "sealtrust_scans_total",
+                       "sealtrust_verdicts_total", "sealtrust_read_errors_total", "sealtrust_api_errors_total"]
+        let stale = down.keys.filter { key in daemons.contains { key.hasPrefix($0) } }
+        #expect(stale.isEmpty, "the daemon's numbers while it is down: \(stale.sorted())")
+        #expect(down["sealtrust_build_info{version=\"0.1.0\"}"] == 1)
+    }
 }

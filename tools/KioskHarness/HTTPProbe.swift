@@ -7,12 +7,26 @@ public final class HTTPProbe {
     public let descriptor: Int32
     private var buffer: [UInt8] = []
 
-    /// `receiveBuffer`: a small kernel buffer makes a slow reader slow for real.
-    public init(port: Int, receiveBuffer: Int32? = nil, connectTimeout: Duration = .seconds(5)) throws {
+    /// `receiveBuffer`: a small kernel buffer makes a slow reader slow for real. `source`: the address to connect
+    /// from (127.0.0.2 is loopback too, but not the station's own 127.0.0.1: a client from elsewhere).
+    public init(port: Int, receiveBuffer: Int32? = nil, connectTimeout: Duration = .seconds(5), source: String? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw BrowserError("socket: \(String(cString: strerror(errno)))") }
         if var size = receiveBuffer {
             setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                let failure = errno
+                Glibc.close(descriptor)
+                throw BrowserError("bind \(source): \(String(cString: strerror(failure)))")
+            }
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -58,9 +72,9 @@ public final class HTTPProbe {
 
     public func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
-    /// A GET with the given extra header lines.
-    public func get(_ path: String, headers: [String] = []) -> Bool {
-        send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n")
+    /// A GET with the given extra header lines, and `Host: 127.0.0.1` unless `host` says otherwise (nil: none).
+    public func get(_ path: String, headers: [String] = [], host: String? = "127.0.0.1") -> Bool {
+        send("GET \(path) HTTP/1.1\r\n" + (host.map { "Host: \($0)\r\n" } ?? "") + headers.map { $0 + "\r\n" }.joined() + "\r\n")
     }
 
     /// More bytes into the buffer; false at the end of the stream or the deadline.
@@ -199,9 +213,12 @@ public struct ServerSentEvent: Sendable, Equatable {
 }
 
 /// One GET answered in full: status and body.
-public func httpGet(port: Int, path: String, headers: [String] = []) throws -> (status: Int, headers: [String: String], body: String) {
+public func httpGet(port: Int, path: String, headers: [String] = [], host: String? = "127.0.0.1",
+                    timeout: Duration = .seconds(10)) throws -> (status: Int, headers: [String: String], body: String) {
     let probe = try HTTPProbe(port: port)
-    guard probe.get(path, headers: headers), let head = probe.readHead() else { throw BrowserError("no answer to GET \(path)") }
+    guard probe.get(path, headers: headers, host: host), let head = probe.readHead(timeout: timeout) else {
+        throw BrowserError("no answer to GET \(path)")
+    }
     let body: String?
     if head.headers["transfer-encoding"]?.lowercased() == "chunked" {
         body = probe.readChunkedBody()

@@ -15,10 +15,11 @@ public final class KioskProcess: Sendable {
     public let base: String
     public let port: Int
 
-    /// `launcher`: a program that runs the bridge in its turn (a test runs it under PR_SET_MDWE this way).
-    public init(socketPath: String, language: String = "en", hold: Int = 8, launcher: [String] = []) throws {
+    /// `launcher`: a program that runs the bridge in its turn (a test runs it under PR_SET_MDWE this way);
+    /// `arguments`: more options for the bridge.
+    public init(socketPath: String, language: String = "en", hold: Int = 8, launcher: [String] = [], arguments: [String] = []) throws {
         let command = launcher + [siblingProduct("sealtrust-kiosk"), "--socket", socketPath, "--listen", "127.0.0.1:0",
-                                  "--lang", language, "--hold", String(hold)]
+                                  "--lang", language, "--hold", String(hold)] + arguments
         process = try ChildProcess(command[0], Array(command.dropFirst()))
         let line = try process.waitForLineBlocking(timeout: .seconds(15)) { $0.hasPrefix("LISTENING ") }
         var url = String(line.dropFirst("LISTENING ".count))
@@ -30,9 +31,14 @@ public final class KioskProcess: Sendable {
     public var pid: pid_t { process.pid }
 
     /// Resident memory, in bytes.
-    public func resident() -> Int {
+    public func resident() -> Int { status("VmRSS:") }
+
+    /// The most resident memory it ever had, in bytes.
+    public func peakResident() -> Int { status("VmHWM:") }
+
+    private func status(_ field: String) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
               let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
         else { return -1 }
         return kilobytes * 1024
@@ -45,8 +51,10 @@ public final class KioskProcess: Sendable {
         return !stat[close...].hasPrefix(") Z") && !stat[close...].hasPrefix(") X")
     }
 
-    public func stop() {
+    /// SIGTERM, as systemd stops it; its exit status.
+    @discardableResult
+    public func stop() -> Int32? {
         process.signal(SIGTERM)
-        process.waitForExit(timeout: .seconds(10))
+        return process.waitForExit(timeout: .seconds(10))
     }
 }

@@ -18,11 +18,14 @@ public final class StationRig: @unchecked Sendable {
     public let kiosk: KioskProcess
     private let daemonArguments: [String]
 
-    public init(language: String = "en", hold: Int = 8) throws {
+    /// `journalEvents`: verdicts already in the journal when the daemon starts (seq 1 to that); `kioskArguments`: more
+    /// options for the bridge.
+    public init(language: String = "en", hold: Int = 8, journalEvents: Int = 0, kioskArguments: [String] = []) throws {
         api = try SandboxAPI.start()
         var template = Array("/tmp/kiosk-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw BrowserError("mkdtemp failed") }
         directory = String(cString: made)
+        if journalEvents > 0 { try Self.writeJournal(directory + "/journal", events: journalEvents) }
         socketPath = directory + "/scand.sock"
         cameraPath = directory + "/camera.y4m"
         self.language = language
@@ -31,7 +34,24 @@ public final class StationRig: @unchecked Sendable {
                            "--api-base", api.baseURL.absoluteString]
         daemon = try ChildProcess(siblingProduct("sealtrust-scand"), daemonArguments)
         try Self.waitForSocket(socketPath)
-        kiosk = try KioskProcess(socketPath: socketPath, language: language, hold: hold)
+        kiosk = try KioskProcess(socketPath: socketPath, language: language, hold: hold, arguments: kioskArguments)
+    }
+
+    /// One journal segment as the daemon writes it, written whole: appending 40,000 events one by one, each with
+    /// its fdatasync, would take minutes.
+    private static func writeJournal(_ path: String, events: Int) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        var text = ""
+        for seq in 1...events {
+            text += #"{"type":"verdict","seq":\#(seq),"at":"2026-12-01T12:00:00.000Z","scan_id":"journaled-\#(seq)","source":"manual","medium":"manual","outcome":"not_sealtrust","message":"This code is not a SealTrust code.","latency_ms":3}"# + "\n"
+        }
+        let segment = path + "/00000000000000000001.jsonl"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: segment))
+        // On the disk before the daemon starts: its first fdatasync would otherwise flush all of it, seconds that a
+        // test timing the daemon's answers would take for the daemon's.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: segment))
+        try handle.synchronize()
+        try handle.close()
     }
 
     deinit {
