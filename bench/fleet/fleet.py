@@ -16,7 +16,7 @@ Measured for each scenario:
 - with --tap, every PUBLISH and PUBACK between the bridges and the broker, through a recording proxy, and the watch
   left out (no repair): each event missing at the subscriber is then shown acknowledged by the broker or not.
 """
-import argparse, asyncio, json, os, signal, socket, statistics, subprocess, sys, tempfile, threading, time
+import argparse, asyncio, json, os, selectors, signal, socket, statistics, subprocess, sys, tempfile, threading, time
 
 BIN = os.environ.get("FLEET_BIN", ".build/release")
 
@@ -93,8 +93,15 @@ class Station:
         self.reference = None
         self.events = 0
 
-    def start_bridge(self):
-        self.bridge = subprocess.Popen(self.bridge_args, stdout=subprocess.DEVNULL, stderr=open(self.dir + "/bridge.log", "w"))
+    def start_bridge(self, notify):
+        """The bridge, its STATUS= lines read as systemd would (the moment its broker session is accepted)."""
+        path = self.dir + "/notify.sock"
+        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.notify.bind(path)
+        notify.register(self.notify, selectors.EVENT_READ, self)
+        self.statuses = []
+        self.bridge = subprocess.Popen(self.bridge_args, stdout=subprocess.DEVNULL, stderr=open(self.dir + "/bridge.log", "w"),
+                                       env=dict(os.environ, NOTIFY_SOCKET=path))
 
     def connect(self):
         wait_until(f"{self.name} listening", lambda: os.path.exists(self.socket_path), 30)
@@ -263,10 +270,19 @@ def measure(args, scenario, started):
         watch = subprocess.Popen([f"{BIN}/sealtrust-mqtt", "watch", "--url", f"mqtt://127.0.0.1:{broker.port}", "--topic-prefix", "fleet",
                                   "--output", root + "/out"], stdout=subprocess.DEVNULL, stderr=watch_log)
         started.append(watch)
+    notify = selectors.DefaultSelector()
+    def read_statuses():
+        while True:
+            for key, _ in notify.select():
+                text = key.fileobj.recv(4096).decode(errors="replace")
+                for line in text.split("\n"):
+                    if line.startswith("STATUS="):
+                        key.data.statuses.append((time.monotonic(), line[7:]))
     for station in stations:
         station.connect()
-        station.start_bridge()
+        station.start_bridge(notify)
         started += [station.reference, station.bridge]
+    threading.Thread(target=read_statuses, daemon=True).start()
     per_station = 2 * args.codes
     wait_until("every bridge online", lambda: sum(1 for _, t, p in raw.lines() if t.endswith("/status") and p.startswith(b'{"state":"online"'))
                >= len(stations), 60, 0.2)
@@ -286,20 +302,18 @@ def measure(args, scenario, started):
         time.sleep(args.outage)
         broker.process.send_signal(signal.SIGCONT)
         back = time.monotonic()
-    back_wall = time.time() - (time.monotonic() - back)
     for t in threads:
         t.join()
     wait_until("every daemon journaled the burst", lambda: all(s.events >= per_station for s in stations), 120, 0.2)
 
-    # Every station online again: its first retained "online" status after the broker's return.
-    def online_times():
-        first = {}
-        for at, topic, payload in raw.lines():
-            if topic.endswith("/status") and payload.startswith(b'{"state":"online"') and at >= back_wall:
-                first.setdefault(topic.split("/")[1], at - back_wall)
-        return first
-    wait_until("every station online again", lambda: len(online_times()) >= len(stations), 120, 0.2)
-    online = sorted(online_times().values())
+    # Every station online again: the bridge's first STATUS=online after the broker's return (a pause may not have
+    # ended its session at all: then it is online at the return).
+    def online_again(station):
+        if scenario == "pause" and not any(not text.startswith("online") for at, text in station.statuses if at >= back - args.outage):
+            return 0.0
+        return next((at - back for at, text in station.statuses if at >= back and text.startswith("online")), None)
+    wait_until("every station online again", lambda: all(online_again(s) is not None for s in stations), 120, 0.2)
+    online = sorted(online_again(s) for s in stations)
 
     def complete(station):
         try:
