@@ -1,13 +1,23 @@
-# The MQTT bridge: `make bench-mqtt` (docs/mqtt.md) and `make check-mqtt-unit`.
+# The MQTT bridge: `make bench-mqtt`, `make bench-fleet` (docs/mqtt.md) and `make check-mqtt-unit`.
 MQTT_BENCH_SAMPLES ?= 500
+# `make bench-fleet FLEET_STATIONS=20`: fewer stations; FLEET_ARGS passes more (--codes, --outage, --scenarios, --tap).
+FLEET_STATIONS ?= 100
+FLEET_ARGS ?=
 
-.PHONY: bench-mqtt check-mqtt-unit
+.PHONY: bench-mqtt bench-fleet check-mqtt-unit
 
 bench-mqtt: deps
 	$(SWIFT) build -c release --product sealtrust-scand
 	$(SWIFT) build -c release --product sealtrust-mqtt
 	$(SWIFT) build -c release --product mqtt-bench
 	$(SWIFT) run -c release --skip-build mqtt-bench $(MQTT_BENCH_SAMPLES)
+
+# N stations (a daemon and a bridge each) on one mosquitto through a broker restart and a pause mid-burst, beside
+# mosquitto_pub publishing the same events (bench/fleet/fleet.py says what it measures). Built as the package builds.
+bench-fleet: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product sealtrust-scand
+	$(SWIFT) build -c release --static-swift-stdlib --product sealtrust-mqtt
+	FLEET_BIN=.build/release /usr/bin/python3 bench/fleet/fleet.py --stations $(FLEET_STATIONS) $(FLEET_ARGS)
 
 # systemd-analyze verify accepts the unit (ExecStart pointed at /bin/true, since verify wants an existing binary),
 # and its exposure is at most 2.5, as the daemon's (mk/system.mk).

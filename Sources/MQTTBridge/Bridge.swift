@@ -120,18 +120,19 @@ final class Bridge: BrokerObserver, Service, Sendable {
     /// Publishes one event once the window lets it; false when stopping.
     private func publish(_ event: StationMessage, seq: UInt64) async -> Bool {
         while true {
-            switch await window.admit() {
+            switch await window.admit(seq: seq) {
             case .stopped:
                 return false
             case .resend(let from):
-                LogLine.notice("the broker session ended with events unacknowledged: publishing again from seq \(from + 1)")
-                feed.restart(since: from)
+                resend(from: from)
+                return true
+            case .stale:
                 return true
             case .publish:
                 guard let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }) else { return true }
                 switch link.publish(topic: topics.event(event.type), payload: event.line, retain: false) {
                 case .queued(let mid, let session):
-                    window.record(seq: seq, mid: mid, session: session)
+                    if !window.record(seq: seq, mid: mid, session: session), let from = window.takeResend() { resend(from: from) }
                     return true
                 case .notConnected:
                     // The session died a moment ago and the link has not told the window yet: it will at once.
@@ -144,6 +145,12 @@ final class Bridge: BrokerObserver, Service, Sendable {
                 }
             }
         }
+    }
+
+    /// Follows the daemon again from `from`: what the broker did not acknowledge is read and published again.
+    private func resend(from: UInt64) {
+        LogLine.notice("the broker session ended with events unacknowledged: publishing again from seq \(from + 1)")
+        feed.restart(since: from)
     }
 
     private func startLink(station: String) {
@@ -243,6 +250,8 @@ final class Bridge: BrokerObserver, Service, Sendable {
         tellSystemd()
         LogLine.notice("connected to \(options.url!) (\(version))")
         window.sessionStarted(session)
+        // At once, not when the daemon's next event comes: after a burst, none may come for hours.
+        if let from = window.takeResend() { resend(from: from) }
         publishStatus()
     }
 

@@ -28,7 +28,7 @@ public enum BridgeCommand {
                 break
             }
             credentials = try Credentials.load(path: options.credentialsPath, credentialsDirectory: environment("CREDENTIALS_DIRECTORY"))
-            if let output = options.outputDirectory { try StateDirectory.prepare(output) }
+            if let output = options.outputDirectory { try StateDirectory.prepare(output, what: "output folder") }
         } catch {
             failAtStart(error.message, status: 2)
         }

@@ -7,6 +7,9 @@ final class PublishWindow: Sendable {
         case publish
         /// A session ended with events unacknowledged: follow the daemon again from this seq.
         case resend(from: UInt64)
+        /// Not the next seq: an event read before the daemon was followed again from an earlier seq; the
+        /// restarted feed brings it again in its place.
+        case stale
         case stopped
     }
 
@@ -46,7 +49,8 @@ final class PublishWindow: Sendable {
     var acknowledgedSeq: UInt64 { state.withLock { $0.acknowledgedSeq } }
     var inFlight: Int { state.withLock { $0.count } }
 
-    /// A session was accepted. What the last one left unacknowledged is gone with its libmosquitto instance.
+    /// A session was accepted. What the last one left unacknowledged is gone with its libmosquitto instance: the
+    /// caller takes the resend (`takeResend`) at once, since no event may come from the daemon to ask for it.
     func sessionStarted(_ session: Int) {
         state.withLock { state in
             state.session = session
@@ -65,29 +69,43 @@ final class PublishWindow: Sendable {
         state.withLock { $0.ready = false }
     }
 
-    /// Waits until the broker is connected and the window has room; `.stopped` once the task is cancelled.
-    /// One task admits at a time.
-    func admit() async -> Admission {
+    /// Waits until the broker is connected and the window has room for event `seq`; `.stopped` once the task is
+    /// cancelled. One task admits at a time.
+    func admit(seq: UInt64) async -> Admission {
         var ringing = rings.makeAsyncIterator()
         while !Task.isCancelled {
-            if let admitted = state.withLock({ state in canAdmit(state) ? Self.admission(&state) : nil }) { return admitted }
+            if let admitted = state.withLock({ state in canAdmit(state) ? Self.admission(&state, seq: seq) : nil }) { return admitted }
             guard await ringing.next() != nil else { break }
         }
         return .stopped
     }
 
-    /// An event handed to libmosquitto on `session` as message `mid`.
-    func record(seq: UInt64, mid: Int32, session: Int) {
+    /// The resend a new session (or a publish on a session that had just ended) calls for, taken once: the seq to
+    /// follow the daemon again from; nil when none is due.
+    func takeResend() -> UInt64? {
+        state.withLock { state in
+            guard state.needsResend else { return nil }
+            state.needsResend = false
+            state.publishedSeq = state.acknowledgedSeq
+            return state.acknowledgedSeq
+        }
+    }
+
+    /// An event handed to libmosquitto on `session` as message `mid`; false when that session had ended, and a
+    /// resend (`takeResend`) is due.
+    @discardableResult
+    func record(seq: UInt64, mid: Int32, session: Int) -> Bool {
         state.withLock { state in
             state.publishedSeq = seq
             guard session == state.session else {
                 state.needsResend = true
-                return
+                return false
             }
             let acknowledged = state.earlyAcknowledgements.remove(mid) != nil
             state.index[mid] = state.flights.count
             state.flights.append(Flight(seq: seq, acknowledged: acknowledged))
             if acknowledged { Self.advance(&state) }
+            return true
         }
     }
 
@@ -143,8 +161,9 @@ final class PublishWindow: Sendable {
         state.ready && (state.needsResend || state.count < capacity)
     }
 
-    private static func admission(_ state: inout State) -> Admission {
-        guard state.needsResend else { return .publish }
+    private static func admission(_ state: inout State, seq: UInt64) -> Admission {
+        // In seq order only: the flights' order is what makes the acknowledged seq contiguous.
+        guard state.needsResend else { return seq == state.publishedSeq + 1 ? .publish : .stale }
         state.needsResend = false
         state.publishedSeq = state.acknowledgedSeq
         return .resend(from: state.acknowledgedSeq)

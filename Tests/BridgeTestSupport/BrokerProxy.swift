@@ -13,6 +13,7 @@ public final class BrokerProxy: Sendable {
         /// Events above this seq get no PUBACK and never reach the broker.
         var holdAbove: UInt64?
         var dropped: [UInt64] = []
+        var clients: [Int32] = []
     }
 
     public let port: Int
@@ -31,6 +32,7 @@ public final class BrokerProxy: Sendable {
                     close(client)
                     continue
                 }
+                self.rules.withLock { $0.clients.append(client) }
                 let clientSide = LockedWriter(client)
                 Thread { self.relay(from: client, to: upstream, answering: clientSide, inspect: true) }.start()
                 Thread { self.relay(from: upstream, to: client, answering: clientSide, inspect: false) }.start()
@@ -53,6 +55,11 @@ public final class BrokerProxy: Sendable {
     /// Events above `seq` get no PUBACK; nil lets all pass again.
     public func holdAcknowledgements(above seq: UInt64?) {
         rules.withLock { $0.holdAbove = seq }
+    }
+
+    /// Ends every connection, as a broker that goes away does; the next ones pass as before.
+    public func disconnectAll() {
+        for client in rules.withLock({ $0.clients }) { shutdown(client, Int32(SHUT_RDWR)) }
     }
 
     /// The seqs dropped after a PUBACK, in order.

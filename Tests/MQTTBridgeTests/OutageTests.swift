@@ -69,6 +69,31 @@ struct OutageTests {
         second.stop()
     }
 
+    /// The broker goes away with the end of a burst unacknowledged, and no scan follows: the bridge publishes the rest
+    /// as soon as a session is back (it once waited for the daemon's next event, which after a burst may be hours
+    /// away: 70 of 100 stations of `make bench-fleet` stopped there).
+    @Test func aBrokerLostAfterTheLastEventOfABurstGetsTheRestWithoutANewScan() throws {
+        let broker = try MosquittoBroker()
+        let daemon = try StationDaemon()
+        let subscriber = try Subscriber(broker: broker)
+        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let proxy = try BrokerProxy(upstreamPort: broker.port)
+        proxy.holdAcknowledgements(above: 10)
+        let status = try StatusRecorder()
+        let bridge = try BridgeProcess(arguments: ["--socket", daemon.socketPath, "--url", proxy.url, "--credentials", broker.credentialsFile,
+                                                   "--state-dir", state], notify: status.listener)
+        try daemon.scanForeignCodes(20, tag: "burst")
+        try waitUntil("seq 10 was not saved", timeout: .seconds(20)) { BridgeProcess.savedSeq(in: state) == 10 }
+        // Events 11 to 40 are with the broker's connection, unacknowledged, when it goes.
+        proxy.holdAcknowledgements(above: nil)
+        proxy.disconnectAll()
+        try status.waitForAny("degraded: broker", timeout: .seconds(10))
+        try subscriber.waitForEvents(through: 40, timeout: .seconds(30))
+        _ = checkOrderAndGaps(subscriber.eventSeqs, through: 40)
+        #expect(bridge.log.contains("publishing again from seq 11"), "\(bridge.log)")
+        bridge.stop()
+    }
+
     @Test func afterAnOutageOf100000EventsAllArePublishedAndTheBridgeStaysSmall() throws {
         let broker = try MosquittoBroker()
         let first = try StationDaemon()
