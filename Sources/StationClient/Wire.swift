@@ -45,6 +45,6 @@ extension StationCommand {
 
 /// The oldest seq a `not_available` answer names ("... (the oldest kept is N)"), when it names one.
 func oldestKeptSeq(inDetail detail: String) -> UInt64? {
-    guard let range = detail.range(of: "oldest kept is ") else { return nil }
+    guard let range = detail.firstRange(of: "oldest kept is ") else { return nil }
     return UInt64(detail[range.upperBound...].prefix { $0.isNumber })
 }
