@@ -1,19 +1,20 @@
 import Glibc
 import Synchronization
 
-/// The server's connections as the bridge sees them: whose they are, and how long each has been sending its head.
+/// The server's connections as the bridge sees them: whose they are, and how long each has taken over its request.
 ///
 /// Two things a trickle of bytes could otherwise do (slowloris): hold a connection for ever by sending a header line
-/// now and then, each resetting libmicrohttpd's idle timer; and fill every connection, so that the station's own
-/// page cannot get one. A request head must be complete within `headDeadline` of the connection's start, or of the
-/// previous request's end; and connections from elsewhere than the station itself (127.0.0.1, ::1) leave
+/// (or a byte of a body) now and then, each resetting libmicrohttpd's idle timer; and fill every connection, so that
+/// the station's own page cannot get one. A request, head and body, must be in and answered within
+/// `requestDeadline` of the connection's start, or of the previous answer's end; only an event stream, once it has
+/// started, may stay. Connections from elsewhere than the station itself (127.0.0.1, ::1) leave
 /// `reservedForStation` places free.
 final class ConnectionTable: Sendable {
     private struct Entry {
         let socket: Int32
         let fromStation: Bool
-        /// Since when the next request head is awaited; nil while a request is handled.
-        var awaitingHeadSince: ContinuousClock.Instant?
+        /// Since when the request at hand has been awaited; nil while an event stream runs.
+        var requestSince: ContinuousClock.Instant?
     }
 
     private struct State {
@@ -21,7 +22,7 @@ final class ConnectionTable: Sendable {
         var fromElsewhere = 0
     }
 
-    static let headDeadline = Duration.seconds(10)
+    static let requestDeadline = Duration.seconds(10)
     static let reservedForStation = 8
     let limit: Int
     private let state = Mutex(State())
@@ -38,18 +39,19 @@ final class ConnectionTable: Sendable {
     func started(_ connection: OpaquePointer, socket: Int32, address: UnsafePointer<sockaddr>?) {
         let fromStation = Self.isStation(address)
         state.withLock { state in
-            state.entries[UInt(bitPattern: connection)] = Entry(socket: socket, fromStation: fromStation, awaitingHeadSince: .now)
+            state.entries[UInt(bitPattern: connection)] = Entry(socket: socket, fromStation: fromStation, requestSince: .now)
             if !fromStation { state.fromElsewhere += 1 }
         }
     }
 
-    func headArrived(_ connection: OpaquePointer) {
-        state.withLock { $0.entries[UInt(bitPattern: connection)]?.awaitingHeadSince = nil }
+    /// An event stream started: it stays as long as its client reads.
+    func streamStarted(_ connection: OpaquePointer) {
+        state.withLock { $0.entries[UInt(bitPattern: connection)]?.requestSince = nil }
     }
 
     /// A request was answered: the connection may send another, within the same deadline.
     func requestEnded(_ connection: OpaquePointer) {
-        state.withLock { $0.entries[UInt(bitPattern: connection)]?.awaitingHeadSince = .now }
+        state.withLock { $0.entries[UInt(bitPattern: connection)]?.requestSince = .now }
     }
 
     /// libmicrohttpd calls this before it closes the socket, so `closeSlowHeads` never touches a reused descriptor.
@@ -60,14 +62,14 @@ final class ConnectionTable: Sendable {
         }
     }
 
-    /// Shuts down each connection whose head is overdue; libmicrohttpd then reads its end and frees it.
+    /// Shuts down each connection whose request is overdue; libmicrohttpd then reads its end and frees it.
     /// Returns how many.
     @discardableResult
-    func closeSlowHeads(now: ContinuousClock.Instant = .now) -> Int {
+    func closeSlowRequests(now: ContinuousClock.Instant = .now) -> Int {
         state.withLock { state in
             var count = 0
             for entry in state.entries.values {
-                guard let since = entry.awaitingHeadSince, now - since > Self.headDeadline else { continue }
+                guard let since = entry.requestSince, now - since > Self.requestDeadline else { continue }
                 shutdown(entry.socket, Int32(SHUT_RDWR))
                 count += 1
             }

@@ -13,6 +13,8 @@ public struct HTTPRequest: Sendable {
     public let requestLineBytes: Int
     /// The header fields' length, names and values with their separators.
     public let headerBytes: Int
+    /// Whether a body follows the head (`Content-Length` other than 0, or `Transfer-Encoding`).
+    public let hasBody: Bool
     public let lastEventID: String?
 }
 
@@ -23,7 +25,7 @@ public enum HTTPAnswer: Sendable {
 }
 
 /// An HTTP/1.1 server on libmicrohttpd: one internal epoll thread, at most `connectionLimit` connections, of which
-/// `ConnectionTable.reservedForStation` only for the station itself, and a deadline for each request head.
+/// `ConnectionTable.reservedForStation` only for the station itself, and a deadline for each request.
 ///
 /// Routes are plain functions of the request: they answer at once from memory, so the server's one thread
 /// never waits on the daemon.
@@ -64,9 +66,9 @@ public final class HTTPServer: Sendable {
         handle = Handle(daemon: daemon)
     }
 
-    /// Closes the connections whose request head is overdue; called about once a second.
-    public func closeSlowHeads() {
-        context.connections.closeSlowHeads()
+    /// Closes the connections whose request is overdue; called about once a second.
+    public func closeSlowRequests() {
+        context.connections.closeSlowRequests()
     }
 }
 
@@ -94,7 +96,6 @@ private func handleRequest(
 ) -> MHD_Result {
     guard let context, let connection, let url, let method else { return .NO }
     let server = Unmanaged<HTTPServer.Context>.fromOpaque(context).takeUnretainedValue()
-    server.connections.headArrived(connection)
     let path = String(cString: url)
     let methodName = String(cString: method)
     let versionBytes = version.map { strlen($0) } ?? 0
@@ -103,6 +104,8 @@ private func handleRequest(
         host: MHD_lookup_connection_value(connection, .HEADER_KIND, "Host").map { String(cString: $0) },
         requestLineBytes: strlen(method) + 1 + strlen(url) + queryBytes(connection) + 1 + versionBytes,
         headerBytes: fieldBytes(connection, kind: .HEADER_KIND),
+        hasBody: MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil
+            || MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map { String(cString: $0) != "0" } ?? false,
         lastEventID: MHD_lookup_connection_value(connection, .HEADER_KIND, "Last-Event-ID").map { String(cString: $0) }
     )
     switch server.answer(request) {
@@ -116,6 +119,7 @@ private func handleRequest(
         if status == 405 { MHD_add_response_header(response, "Allow", "GET") }
         return MHD_queue_response(connection, UInt32(status), response)
     case .eventStream(let stream):
+        server.connections.streamStarted(connection)
         stream.attach(connection)
         let retained = Unmanaged.passRetained(stream)
         guard let response = MHD_create_response_from_callback(UInt64.max, 16 * 1024, readStream, retained.toOpaque(), releaseStream)

@@ -1,6 +1,6 @@
 import Lifecycle
 
-/// Once a second: frees the streams whose clients left and closes the connections whose request head is overdue;
+/// Once a second: frees the streams whose clients left and closes the connections whose request is overdue;
 /// every 15 s, a comment on every stream so that proxies keep it open.
 public struct Housekeeping: Service {
     let hub: EventHub
@@ -19,7 +19,7 @@ public struct Housekeeping: Service {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
             hub.sweep()
-            server.closeSlowHeads()
+            server.closeSlowRequests()
             ticks += 1
             if ticks % Self.keepAliveEvery == 0 { hub.keepAlive() }
         }

@@ -5,10 +5,10 @@
 public enum KioskPage {
     public static func document(language: KioskLanguage, holdSeconds: Int) -> String {
         template
-            .replacingOccurrences(of: "{{LANG}}", with: htmlEscaped(language.rawValue))
-            .replacingOccurrences(of: "{{HOLD}}", with: htmlEscaped(String(holdSeconds)))
-            .replacingOccurrences(of: "{{IDLE}}", with: htmlEscaped(language.idlePrompt))
-            .replacingOccurrences(of: "{{TITLE}}", with: htmlEscaped(language.title))
+            .replacing("{{LANG}}", with: htmlEscaped(language.rawValue))
+            .replacing("{{HOLD}}", with: htmlEscaped(String(holdSeconds)))
+            .replacing("{{IDLE}}", with: htmlEscaped(language.idlePrompt))
+            .replacing("{{TITLE}}", with: htmlEscaped(language.title))
     }
 
     /// Text made safe for an HTML element or a quoted attribute.

@@ -24,6 +24,8 @@ public struct KioskRoutes: Sendable {
         if request.headerBytes > Self.longestHeaders { return Self.plain(431, "headers too large\n") }
         guard hosts.permits(request.host) else { return Self.plain(421, "this bridge does not serve that host name\n") }
         guard request.method == "GET" else { return Self.plain(405, "only GET\n") }
+        // A body would keep the connection reading it; no route takes one.
+        guard !request.hasBody else { return Self.plain(400, "a GET takes no body\n") }
         switch request.path {
         case "/":
             return .document(status: 200, contentType: "text/html; charset=utf-8", body: page)
