@@ -111,6 +111,10 @@ install_files() {
     if [ -z "$DESTDIR" ]; then
         systemd-sysusers "$SYSUSERSDIR/sealtrust-scand.conf" "$SYSUSERSDIR/sealtrust-kiosk.conf" "$SYSUSERSDIR/sealtrust-mqtt.conf" \
             || say "systemd-sysusers failed: create the users with it before starting"
+        # input (a keyboard-wedge scanner's evdev node) is udev's group: joined where it exists, never created.
+        if getent group input >/dev/null && getent passwd sealtrust-scand >/dev/null; then
+            usermod -a -G input sealtrust-scand
+        fi
         if [ -d /run/systemd/system ]; then
             systemctl daemon-reload
             udevadm control --reload || true

@@ -22,6 +22,9 @@ traces() {
         -not -path '/var/lib/dpkg/*' -not -path '/run/user/*' 2>/dev/null | sort
     grep -h '^sealtrust-' /etc/passwd /etc/group /etc/shadow /etc/gshadow 2>/dev/null | cut -d: -f1,3 | sort
     grep -h 'sealtrust-scand' /etc/group | cut -d: -f1 | sort
+    # Every account and group by name: a group the package made for others (input, which udev owns) shows too.
+    getent passwd | cut -d: -f1 | sort | sed 's/^/user /'
+    getent group | cut -d: -f1 | sort | sed 's/^/group /'
     true  # no trace at all is the usual answer
 }
 
@@ -44,7 +47,14 @@ fi
 before="$(traces)"
 version="$(dpkg-deb -f "$deb" Version)"
 dpkg -i "$deb"
-trap 'dpkg --purge sealtrust-scand >/dev/null 2>&1 || true' EXIT
+started=()
+stop_started() { # SIGTERM to what this script started, then wait for each
+    local pid
+    for pid in "${started[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${started[@]}"; do wait "$pid" 2>/dev/null || true; done
+    started=()
+}
+trap 'stop_started; dpkg --purge sealtrust-scand >/dev/null 2>&1 || true' EXIT
 
 check "dpkg says installed" sh -c "dpkg-query -W -f='\${Status}' sealtrust-scand | grep -q 'install ok installed'"
 
@@ -133,8 +143,60 @@ check "the kiosk bridge's user is in the daemon's group" sh -c "id -nG sealtrust
 check "the MQTT bridge's user is in the daemon's group" sh -c "id -nG sealtrust-mqtt | tr ' ' '\n' | grep -qx sealtrust-scand"
 check "the MQTT bridge's user cannot log in" sh -c "getent passwd sealtrust-mqtt | cut -d: -f7 | grep -q nologin"
 
+# Run them as systemd would: the daemon as its user, with the runtime and state folders its unit makes, and the
+# bridges as theirs (the MQTT bridge against a broker of this script's own); each must answer. No reader, no
+# camera and no reachable API: the machine's pcscd is not touched. Each one's idle resident memory is printed.
+scratch="$(mktemp -d /tmp/test-deb.XXXXXX)"
+trap 'stop_started; rm -rf "$scratch"; dpkg --purge sealtrust-scand >/dev/null 2>&1 || true' EXIT
+wait_for() { # wait_for SECONDS COMMAND...: until the command succeeds, or fails after that long
+    local seconds="$1"; shift
+    local deadline=$((SECONDS + seconds))
+    until "$@" >/dev/null 2>&1; do
+        [ "$SECONDS" -lt "$deadline" ] || return 1
+        sleep 0.1
+    done
+}
+as_user() { local user="$1"; shift; setpriv --reuid="$user" --regid="$user" --init-groups "$@"; }
+resident_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+install -d -o sealtrust-scand -g sealtrust-scand -m 0755 /run/sealtrust-scand
+install -d -o sealtrust-scand -g sealtrust-scand -m 0750 /var/lib/sealtrust-scand
+install -d -o sealtrust-mqtt -g sealtrust-mqtt -m 0700 /var/lib/sealtrust-mqtt
+
+as_user sealtrust-scand /usr/bin/sealtrust-scand --nfc none --camera none --api-base http://127.0.0.1:9 \
+    2>"$scratch/scand.log" &
+daemon=$!; started+=("$daemon")
+check "the daemon listens as its user" wait_for 30 test -S /run/sealtrust-scand/scand.sock
+check "scanctl reaches it (status)" sh -c "/usr/bin/sealtrust-scanctl status | grep -q '^station'"
+
+as_user sealtrust-kiosk /usr/bin/sealtrust-kiosk --listen 127.0.0.1:0 >"$scratch/kiosk.out" 2>"$scratch/kiosk.log" &
+kiosk=$!; started+=("$kiosk")
+check "the kiosk bridge listens as its user" wait_for 30 grep -q LISTENING "$scratch/kiosk.out"
+page="$(awk '/LISTENING/ { print $2; exit }' "$scratch/kiosk.out")"
+check "the kiosk bridge serves its page" sh -c "curl -fsS '$page' | grep -qi '<html'"
+
+port="$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+printf 'listener %s 127.0.0.1\nallow_anonymous true\n' "$port" >"$scratch/mosquitto.conf"
+mosquitto -c "$scratch/mosquitto.conf" >"$scratch/mosquitto.log" 2>&1 &
+started+=($!)
+wait_for 10 mosquitto_pub -h 127.0.0.1 -p "$port" -t probe -m up || fail "the test's broker did not start"
+as_user sealtrust-mqtt /usr/bin/sealtrust-mqtt --url "mqtt://127.0.0.1:$port" 2>"$scratch/mqtt.log" &
+mqtt=$!; started+=("$mqtt")
+check "the MQTT bridge publishes the station's status as its user" \
+    sh -c "mosquitto_sub -h 127.0.0.1 -p $port -t 'sealtrust/+/status' -C 1 -W 30 | grep -q online"
+
+# Idle: each has answered above and nothing more comes.
+scand_kib="$(resident_kib "$daemon")"; kiosk_kib="$(resident_kib "$kiosk")"; mqtt_kib="$(resident_kib "$mqtt")"
+echo "test-deb: idle resident memory: sealtrust-scand $((scand_kib / 1024)) MiB, sealtrust-kiosk $((kiosk_kib / 1024)) MiB, sealtrust-mqtt $((mqtt_kib / 1024)) MiB"
+for bridge in kiosk mqtt; do
+    kib="${bridge}_kib"
+    check "sealtrust-$bridge's idle resident memory is at most ${BRIDGE_MAX_RESIDENT_MIB:=12} MiB (${!kib} KiB)" \
+        test "${!kib}" -le $((BRIDGE_MAX_RESIDENT_MIB * 1024))
+done
+stop_started
+check "the daemon stopped cleanly" sh -c "grep -q stopped '$scratch/scand.log'"
+
 dpkg --purge sealtrust-scand
-trap - EXIT
+trap 'rm -rf "$scratch"' EXIT
 check "dpkg no longer knows the package" sh -c "! dpkg-query -W -f='\${Status}' sealtrust-scand 2>/dev/null | grep -q 'installed\|config-files'"
 after="$(traces)"
 if [ "$before" = "$after" ]; then

@@ -74,7 +74,7 @@ public struct KeystrokeDecoder: Sendable {
     /// The device went away or its stream ended: a code in progress is `incomplete`, and no key is held any more.
     public mutating func end(_ emit: (Output) -> Void) {
         if characterCount > 0, case .collecting = phase {
-            emit(.failure(ScannerReadFailure(.incomplete, "the scanner went away in the middle of a code, after \(characterCount) characters")))
+            emit(.failure(ScannerReadFailure(.incomplete, "the scanner went away in the middle of a code, after \(charactersSoFar)")))
         } else if case .discarding(let unreported?) = phase, discardedKeys {
             emit(.failure(unreported))
         }
@@ -117,7 +117,7 @@ public struct KeystrokeDecoder: Sendable {
         modifiers.releaseAll()
         switch phase {
         case .collecting where characterCount > 0:
-            emit(.failure(ScannerReadFailure(.incomplete, "key events were lost (SYN_DROPPED) after \(characterCount) characters")))
+            emit(.failure(ScannerReadFailure(.incomplete, "key events were lost (SYN_DROPPED) after \(charactersSoFar)")))
             restart()
             phase = .discarding(unreported: nil)
         case .collecting:
@@ -128,10 +128,15 @@ public struct KeystrokeDecoder: Sendable {
         }
     }
 
+    /// "1 character", "12 characters": how far a cut-off code got, for its message.
+    private var charactersSoFar: String {
+        characterCount == 1 ? "1 character" : "\(characterCount) characters"
+    }
+
     private mutating func endAtGap(_ emit: (Output) -> Void) {
         switch phase {
         case .collecting:
-            emit(.failure(ScannerReadFailure(.incomplete, "the code stopped after \(characterCount) characters without Enter or Tab")))
+            emit(.failure(ScannerReadFailure(.incomplete, "the code stopped after \(charactersSoFar) without Enter or Tab")))
         case .discarding(let unreported):
             if let unreported, discardedKeys { emit(.failure(unreported)) }
         }

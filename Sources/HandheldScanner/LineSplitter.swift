@@ -49,7 +49,7 @@ public struct LineSplitter: Sendable {
     /// The device went away: a line in progress is `incomplete`.
     public mutating func end(_ emit: (Output) -> Void) {
         if !line.isEmpty {
-            emit(.failure(ScannerReadFailure(.incomplete, "the scanner went away in the middle of a line, after \(line.count) bytes")))
+            emit(.failure(ScannerReadFailure(.incomplete, "the scanner went away in the middle of a line, after \(line.count == 1 ? "1 byte" : "\(line.count) bytes")")))
         }
         line.removeAll(keepingCapacity: true)
         overflowed = false

@@ -12,9 +12,11 @@ struct MosquittoError: Error, Sendable, CustomStringConvertible {
         systemError = code == Int32(MOSQ_ERR_ERRNO.rawValue) ? errno : 0
     }
 
+    /// Without libmosquitto's closing full stop ("The connection was lost."): the words go on in a longer line.
     var description: String {
         if code == Int32(MOSQ_ERR_ERRNO.rawValue) { return String(cString: strerror(systemError)) }
-        return String(cString: mosquitto_strerror(code))
+        let words = String(cString: mosquitto_strerror(code))
+        return words.hasSuffix(".") ? String(words.dropLast()) : words
     }
 }
 

@@ -10,80 +10,122 @@ import Synchronization
 public final class VerdictServer: EventPublisher, Service {
     public let name = "verdict server"
     public let configuration: VerdictServerConfiguration
-    private let journal: Journal
+
+    /// The socket claimed, not served yet.
+    private struct Listening {
+        let descriptor: Int32
+        let wake: ServerWake
+    }
 
     private struct Running {
-        let listenDescriptor: Int32
-        let wake: ServerWake
+        let listening: Listening
         let loop: SharedServerLoop
         let finished: ThreadSignal
     }
 
-    private let running = Mutex<Running?>(nil)
+    private enum State {
+        case idle
+        case listening(Listening)
+        case running(Running)
+    }
 
-    public init(configuration: VerdictServerConfiguration, journal: Journal) {
+    private let state = Mutex<State>(.idle)
+
+    public init(configuration: VerdictServerConfiguration) {
         self.configuration = configuration
-        self.journal = journal
     }
 
     deinit {
         stop()
     }
 
-    /// Listens (a stale socket file is replaced, a live one refused, the file made 0660) and serves until `stop`.
-    public func start(delegate: any VerdictServerDelegate) throws {
-        try running.withLock { running throws(VerdictServerError) in
-            guard running == nil else { throw .alreadyStarted }
-            let wake = try ServerWake()
-            let listenDescriptor: Int32
-            if let inherited = configuration.inheritedDescriptor {
-                do throws(Errno) {
-                    try FileDescriptor.setNonBlocking(inherited)
-                } catch {
-                    throw .system(operation: "fcntl", path: "the socket systemd passed", errno: error)
-                }
-                listenDescriptor = inherited
-            } else {
-                listenDescriptor = try SocketFile.listen(path: configuration.path)
+    /// Claims the socket without serving it yet: a stale socket file is replaced, a live one refused, the file made
+    /// 0660. A daemon claims it before it opens its journal or starts any thread, so that a second daemon refused here
+    /// has touched neither the first one's journal nor anything that a thread of its own could still be using when it
+    /// exits (an API connection opening in the background, whose TLS library `exit` tears down).
+    public func listen() throws(VerdictServerError) {
+        try state.withLock { state throws(VerdictServerError) in
+            guard case .idle = state else { throw .alreadyStarted }
+            state = .listening(try claimSocket())
+        }
+    }
+
+    private func claimSocket() throws(VerdictServerError) -> Listening {
+        let wake = try ServerWake()
+        guard let inherited = configuration.inheritedDescriptor else {
+            return Listening(descriptor: try SocketFile.listen(path: configuration.path), wake: wake)
+        }
+        do throws(Errno) {
+            try FileDescriptor.setNonBlocking(inherited)
+        } catch {
+            throw .system(operation: "fcntl", path: "the socket systemd passed", errno: error)
+        }
+        return Listening(descriptor: inherited, wake: wake)
+    }
+
+    /// Serves the socket claimed by `listen` (claiming it now when it was not) until `stop`, on a thread of its own.
+    public func start(journal: Journal, delegate: any VerdictServerDelegate) throws(VerdictServerError) {
+        try state.withLock { state throws(VerdictServerError) in
+            let listening: Listening
+            switch state {
+            case .idle: listening = try claimSocket()
+            case .listening(let claimed): listening = claimed
+            case .running: throw .alreadyStarted
             }
             let finished = ThreadSignal()
             let loop = SharedServerLoop(
-                ServerLoop(listenDescriptor: listenDescriptor, wake: wake, configuration: configuration, journal: journal,
-                           delegate: delegate),
-                wake: wake)
+                ServerLoop(listenDescriptor: listening.descriptor, wake: listening.wake, configuration: configuration,
+                           journal: journal, delegate: delegate),
+                wake: listening.wake)
             OSThread.start(name: "verdict-socket") {
                 loop.run()
                 finished.signal()
             }
-            running = Running(listenDescriptor: listenDescriptor, wake: wake, loop: loop, finished: finished)
+            state = .running(Running(listening: listening, loop: loop, finished: finished))
+        }
+    }
+
+    private var running: Running? {
+        state.withLock { state in
+            guard case .running(let running) = state else { return nil }
+            return running
         }
     }
 
     /// Call after the journal made `event` durable. `requester` gets it whatever its `watch` says.
     /// The event is written to the clients' sockets on the caller's thread.
     public func publish(_ event: JournaledEvent, requester: ClientID? = nil) {
-        running.withLock { $0 }?.loop.publish(event, requester: requester)
+        running?.loop.publish(event, requester: requester)
     }
 
     public func refuse(requestID: JSON?, requester: ClientID, _ code: ErrorCode, _ detail: String) {
-        running.withLock { $0 }?.loop.refuse(requestID: requestID, requester: requester, code, detail)
+        running?.loop.refuse(requestID: requestID, requester: requester, code, detail)
     }
 
     public var clientCount: Int {
-        running.withLock { $0 }?.wake.clientCount.load(ordering: .relaxed) ?? 0
+        running?.listening.wake.clientCount.load(ordering: .relaxed) ?? 0
     }
 
     /// Delivers what was published before it (a client that does not read gets up to a second), then closes
     /// every client and the listening socket; removes the socket file unless it was inherited.
     /// It waits for the server thread, so a delegate callback must not call it.
     public func stop() {
-        guard let stopped = running.withLock({ running -> Running? in
-            defer { running = nil }
-            return running
-        }) else { return }
-        stopped.wake.requestStop()
-        stopped.finished.wait()
-        close(stopped.listenDescriptor)
+        let stopped = state.withLock { state -> State in
+            defer { state = .idle }
+            return state
+        }
+        let listening: Listening
+        switch stopped {
+        case .idle:
+            return
+        case .listening(let claimed):
+            listening = claimed
+        case .running(let running):
+            running.listening.wake.requestStop()
+            running.finished.wait()
+            listening = running.listening
+        }
+        close(listening.descriptor)
         if configuration.inheritedDescriptor == nil {
             unlink(configuration.path)
         }

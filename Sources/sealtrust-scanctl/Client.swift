@@ -150,8 +150,17 @@ struct Client {
             guard let outcome = message["outcome"]?.stringValue else {
                 throw DaemonFailure(message: "the daemon broke the protocol: a verdict without an outcome")
             }
-            let isTrusted = (outcome == "authentic" || outcome == "identified") && message["theft_reported"] != .bool(true)
-            return isTrusted ? ExitStatus.done : ExitStatus.otherOutcome
+            return Self.exitStatus(outcome: outcome, theftReported: message["theft_reported"] == .bool(true))
+        }
+    }
+
+    /// A theft report never passes; `identified` has a status of its own, so that no script takes it for proof.
+    static func exitStatus(outcome: String, theftReported: Bool) -> Int32 {
+        switch outcome {
+        case _ where theftReported: ExitStatus.otherOutcome
+        case "authentic": ExitStatus.done
+        case "identified": ExitStatus.identified
+        default: ExitStatus.otherOutcome
         }
     }
 

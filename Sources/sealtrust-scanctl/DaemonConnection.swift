@@ -30,12 +30,20 @@ final class DaemonConnection {
             try UnixSocket.connect(descriptor, to: address)
         } catch {
             close(descriptor)
-            throw DaemonFailure(message: "cannot reach the daemon at \(path): \(error)")
+            throw DaemonFailure(message: "cannot reach the daemon at \(path): \(error); \(Self.hint(for: error))")
         }
     }
 
     deinit {
         close(descriptor)
+    }
+
+    /// What to check next: the socket's group for a refused permission, otherwise whether the service runs.
+    private static func hint(for error: Errno) -> String {
+        if error.rawValue == EACCES {
+            return "the socket is open to root and the sealtrust-scand group only"
+        }
+        return "is the daemon running? see systemctl status sealtrust-scand"
     }
 
     func send(_ command: ClientCommand) throws(DaemonFailure) {

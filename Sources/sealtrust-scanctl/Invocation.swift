@@ -12,10 +12,12 @@ struct Invocation: Equatable {
     static let defaultSocket = "/run/sealtrust-scand/scand.sock"
     static let usage = """
         usage: sealtrust-scanctl [--socket PATH] watch [--json] [--reconnect]
-               sealtrust-scanctl [--socket PATH] verify STRING
-               sealtrust-scanctl [--socket PATH] status
-               sealtrust-scanctl [--socket PATH] replay --since N [--no-follow]
+               sealtrust-scanctl [--socket PATH] verify [--json] STRING
+               sealtrust-scanctl [--socket PATH] status [--json]
+               sealtrust-scanctl [--socket PATH] replay [--json] --since N [--no-follow]
                sealtrust-scanctl --version
+        exit status: 0 done (verify: authentic, no theft report); 4 verify gave identified (a printed code: no proof);
+          1 another outcome, a theft report or a refused command; 2 bad usage; 3 the daemon cannot be reached
         """
 
     var socketPath = defaultSocket
@@ -98,7 +100,7 @@ struct Invocation: Equatable {
             guard operands.isEmpty, since == nil, !reconnect, !noFollow else { throw UsageError(message: "status takes only --json") }
             action = .status
         case "replay":
-            guard operands.isEmpty, !reconnect else { throw UsageError(message: "replay takes only --since N and --no-follow") }
+            guard operands.isEmpty, !reconnect else { throw UsageError(message: "replay takes only --since N, --no-follow and --json") }
             guard let since else { throw UsageError(message: "replay needs --since N") }
             action = .replay(since: since)
         case nil:

@@ -50,20 +50,29 @@ do {
 let logger = Logger(level: options.logLevel, environment: environment)
 let notifier = SystemdNotifier.fromEnvironment()
 
+// The socket first: a daemon refused here ("another daemon is already listening") exits before it touches the
+// running daemon's journal and before any thread of its own starts (the core opens an API connection in the
+// background at once, and `exit` tearing down its TLS library under it crashed 1 refusal in about 10).
+var serverConfiguration = VerdictServerConfiguration(path: options.socketPath,
+                                                     inheritedDescriptor: SocketActivation.listeningDescriptors().first)
+serverConfiguration.maxClients = options.maxClients
+serverConfiguration.clientQueueBytes = options.clientQueueBytes
+let server = VerdictServer(configuration: serverConfiguration)
+do {
+    try server.listen()
+} catch {
+    failAtStart("cannot listen on \(options.socketPath): \(error)", status: 1)
+}
+
 let journal: Journal
 do {
     journal = try Journal(path: options.journalPath, maxBytes: options.journalMaxBytes,
                           maxAge: options.journalMaxAgeDays * 86_400, warn: { logger.warning($0) })
 } catch {
+    server.stop()
     failAtStart("cannot open the journal \(options.journalPath): \(error)", status: 1)
 }
 if let note = journal.recoveryNote { logger.warning(note) }
-
-var serverConfiguration = VerdictServerConfiguration(path: options.socketPath,
-                                                     inheritedDescriptor: SocketActivation.listeningDescriptors().first)
-serverConfiguration.maxClients = options.maxClients
-serverConfiguration.clientQueueBytes = options.clientQueueBytes
-let server = VerdictServer(configuration: serverConfiguration, journal: journal)
 
 let tokens = TokenStore(path: TokenStore.path(for: options, environment: environment), logger: logger)
 tokens.reload()
@@ -71,11 +80,8 @@ let core = StationCore(options: options, journal: journal, publisher: server, lo
     notifier?.send("STATUS=\(line)")
 }
 
-do {
-    try server.start(delegate: core)
-} catch {
-    failAtStart("cannot listen on \(options.socketPath): \(error)", status: 1)
-}
+// Cannot fail once the socket is claimed; a failure here would be a bug, and `try!` says so.
+try! server.start(journal: journal, delegate: core)
 logger.notice("listening on \(serverConfiguration.inheritedDescriptor == nil ? options.socketPath : "the socket systemd passed"), journal \(options.journalPath), last seq \(journal.lastSeq)")
 
 /// Reads the configuration again (SIGHUP): what can change live changes, the rest is named.

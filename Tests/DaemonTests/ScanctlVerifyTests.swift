@@ -19,6 +19,21 @@ struct ScanctlVerifyTests {
         #expect(stolen.status == 1, "a stolen item must not open the gate: \(stolen.output)")
         #expect(stolen.output.contains("authentic"), "the verdict itself is still printed: \(stolen.output)")
     }
+
+    /// A printed code names the product, and a photocopy of it gives the same answer: `identified` has exit 4, so
+    /// `verify "$code" && open_gate` stays shut for it.
+    @Test func verifyExitsFourForAnIdentifiedPrintedCode() throws {
+        let api = try SandboxAPI.start()
+        defer { api.stop() }
+        let daemon = try ScanDaemon(api: api).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+
+        let printed = try runProduct("sealtrust-scanctl", ["--socket", daemon.socketPath, "verify", "https://sealtrust.io/p/SN-00042"])
+        #expect(printed.status == 4, "a photocopy must not open the gate: \(printed)")
+        #expect(printed.output.contains("identified"), "\(printed)")
+        let json = try runProduct("sealtrust-scanctl", ["--socket", daemon.socketPath, "verify", "--json", "https://sealtrust.io/p/SN-00042"])
+        #expect(json.status == 4, "\(json)")
+    }
 }
 
 /// What a run of a built product printed and how it ended.

@@ -95,4 +95,15 @@ import TestSupport
         #expect(outputs.map(\.reason) == [.incomplete])
         #expect(!decoder.isPending)
     }
+
+    @Test func aCodeCutOffAfterOneCharacterSaysOneCharacter() {
+        var typist = KeyboardTypist(layout: .us)
+        let silenced = decode(typist.type("h", terminator: nil), layout: .us, thenSilence: true)
+        #expect(silenced == [.failure(ScannerReadFailure(.incomplete, "the code stopped after 1 character without Enter or Tab"))])
+        var decoder = KeystrokeDecoder(keymap: Keymap(.us))
+        var outputs: [KeystrokeDecoder.Output] = []
+        for event in typist.type("h", terminator: nil) { decoder.feed(event) { outputs.append($0) } }
+        decoder.end { outputs.append($0) }
+        #expect(outputs == [.failure(ScannerReadFailure(.incomplete, "the scanner went away in the middle of a code, after 1 character"))])
+    }
 }

@@ -30,12 +30,13 @@ import Testing
         #expect(outputs.last == .line(Array("next".utf8)))
     }
 
-    @Test func aLineCutShortByTheDeviceLeavingIsIncomplete() {
+    @Test(arguments: [("half", "4 bytes"), ("h", "1 byte")])
+    func aLineCutShortByTheDeviceLeavingIsIncomplete(sent: String, said: String) {
         var splitter = LineSplitter()
         var outputs: [LineSplitter.Output] = []
-        Array("half".utf8).withUnsafeBytes { splitter.append($0) { outputs.append($0) } }
+        Array(sent.utf8).withUnsafeBytes { splitter.append($0) { outputs.append($0) } }
         splitter.end { outputs.append($0) }
-        #expect(outputs == [.failure(ScannerReadFailure(.incomplete, "the scanner went away in the middle of a line, after 4 bytes"))])
+        #expect(outputs == [.failure(ScannerReadFailure(.incomplete, "the scanner went away in the middle of a line, after \(said)"))])
     }
 }
 

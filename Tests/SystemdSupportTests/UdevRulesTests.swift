@@ -78,8 +78,14 @@ import Testing
     @Test func theScannerExamplesGiveTheDeviceToTheDaemonAndStartIt() throws {
         let parsed = try ruleLines.map { try Self.parse($0) }
         let scanners = parsed.filter { $0.contains { $0.key == "SYMLINK" && $0.value.hasPrefix("sealtrust-scanner") } }
-        #expect(scanners.count == 2)
-        for (rule, (subsystem, group)) in zip(scanners, [("input", "input"), ("tty", "dialout")]) {
+        #expect(scanners.count == 3)
+        // A serial scanner is a CDC-ACM port (ttyACM) or sits behind a USB-serial adapter (ttyUSB: FTDI, PL2303);
+        // the unit lets the daemon open both.
+        let kernels = scanners.compactMap { $0.first { $0.key == "KERNEL" }?.value }
+        #expect(kernels == ["event*", "ttyACM[0-9]*", "ttyUSB[0-9]*"])
+        let service = try UnitFile(path: repositoryRoot().path + "/systemd/sealtrust-scand.service")
+        for device in ["char-ttyACM r", "char-ttyUSB r"] { #expect(service.values("DeviceAllow", in: "Service").contains(device)) }
+        for (rule, (subsystem, group)) in zip(scanners, [("input", "input"), ("tty", "dialout"), ("tty", "dialout")]) {
             #expect(rule.contains(Assignment(key: "SUBSYSTEM", attribute: nil, operation: "==", value: subsystem)))
             #expect(rule.contains { $0.key == "ENV" && $0.attribute == "ID_VENDOR_ID" && $0.operation == "==" })
             #expect(rule.contains { $0.key == "ENV" && $0.attribute == "ID_MODEL_ID" && $0.operation == "==" })

@@ -24,11 +24,11 @@ final class FakeDaemon: VerdictServerDelegate {
         journal = try Journal(path: directory + "/journal", maxBytes: journalMaxBytes, segmentBytes: segmentBytes)
         var configuration = VerdictServerConfiguration(path: socketPath)
         configure(&configuration)
-        server = VerdictServer(configuration: configuration, journal: journal)
+        server = VerdictServer(configuration: configuration)
     }
 
     func start() throws {
-        try server.start(delegate: self)
+        try server.start(journal: journal, delegate: self)
     }
 
     func tearDown() {

@@ -63,7 +63,7 @@ import VerdictSocket
         #expect(daemon.verifications.withLock { $0.last?.raw } == "https://sealtrust.io/c?x")
 
         daemon.outcome.withLock { $0 = "identified" }
-        #expect(try Scanctl.run(["--socket", daemon.socketPath, "verify", "--", "--socket"]).status == 0)
+        #expect(try Scanctl.run(["--socket", daemon.socketPath, "verify", "--", "--socket"]).status == 4, "identified is no proof")
         #expect(daemon.verifications.withLock { $0.last?.raw } == "--socket")
     }
 
@@ -72,7 +72,20 @@ import VerdictSocket
         #expect(result.status == 3)
         #expect(result.standardError.split(separator: "\n").count == 1)
         #expect(result.standardError.contains("cannot reach the daemon"))
+        #expect(result.standardError.contains("systemctl status sealtrust-scand"), "how to check the service: \(result.standardError)")
         #expect(result.standardOutput.isEmpty)
+    }
+
+    @Test func theHelpNamesJSONForEveryCommandThatTakesItAndEveryExitStatus() throws {
+        let help = try Scanctl.run(["--help"])
+        let lines = (help.standardOutput + help.standardError).split(separator: "\n")
+        for command in ["watch", "verify", "status", "replay"] {
+            let line = lines.first { $0.contains("] \(command) ") || $0.hasSuffix("] \(command)") }
+            #expect(line?.contains("--json") == true, "\(command): \(line ?? "no line")")
+        }
+        for status in ["0", "1", "2", "3", "4"] {
+            #expect(lines.contains { $0.contains(" \(status) ") || $0.contains(": \(status) ") }, "exit \(status) unnamed")
+        }
     }
 
     @Test(arguments: [

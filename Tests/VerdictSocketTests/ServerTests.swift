@@ -316,8 +316,8 @@ import VerdictSocket
         let client = try TestClient(path: daemon.socketPath)
         try client.hello()
 
-        let second = VerdictServer(configuration: VerdictServerConfiguration(path: daemon.socketPath), journal: daemon.journal)
-        #expect(throws: VerdictServerError.alreadyServed(path: daemon.socketPath)) { try second.start(delegate: daemon) }
+        let second = VerdictServer(configuration: VerdictServerConfiguration(path: daemon.socketPath))
+        #expect(throws: VerdictServerError.alreadyServed(path: daemon.socketPath)) { try second.listen() }
         #expect("\(VerdictServerError.alreadyServed(path: "/x"))".contains("already listening on /x"))
         let stillServed = try TestClient(path: daemon.socketPath)
         try stillServed.hello()
@@ -342,8 +342,8 @@ import VerdictSocket
         let path = daemon.server.configuration.path
         inherited = try boundSocket(at: path, listening: true)
         let activated = VerdictServer(
-            configuration: VerdictServerConfiguration(path: path, inheritedDescriptor: inherited), journal: daemon.journal)
-        try activated.start(delegate: daemon)
+            configuration: VerdictServerConfiguration(path: path, inheritedDescriptor: inherited))
+        try activated.start(journal: daemon.journal, delegate: daemon)
         let client = try TestClient(path: path)
         #expect(try client.hello()["station"] == "dock-3")
         let event = try daemon.journal.append(type: "verdict", fields: [])

@@ -27,9 +27,9 @@ final class BenchServer: VerdictServerDelegate {
         do {
             let journal = try Journal(path: journalPath)
             let server = VerdictServer(
-                configuration: VerdictServerConfiguration(path: socketPath, maxClients: 4_096), journal: journal)
+                configuration: VerdictServerConfiguration(path: socketPath, maxClients: 4_096))
             let delegate = BenchServer(journal: journal)
-            try server.start(delegate: delegate)
+            try server.start(journal: journal, delegate: delegate)
             say("ready")
             while let line = Swift.readLine() {
                 let words = line.split(separator: " ")
