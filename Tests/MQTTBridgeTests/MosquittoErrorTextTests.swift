@@ -1,4 +1,4 @@
-@testable import sealtrust_mqtt
+@testable import MQTTBridge
 import Testing
 
 /// libmosquitto's words for an error end with a full stop; the status and the log go on after them
