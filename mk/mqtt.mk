@@ -1,6 +1,6 @@
 # The MQTT bridge: `make bench-mqtt`, `make bench-fleet` (docs/mqtt.md) and `make check-mqtt-unit`.
 MQTT_BENCH_SAMPLES ?= 500
-# `make bench-fleet FLEET_STATIONS=20`: fewer stations; FLEET_ARGS passes more (--codes, --outage, --scenarios, --tap).
+# `make bench-fleet FLEET_STATIONS=20`: fewer stations; FLEET_ARGS passes more (--codes, --outage, --scenarios, --tap, --keep).
 FLEET_STATIONS ?= 100
 FLEET_ARGS ?=
 

@@ -10,8 +10,11 @@ import Synchronization
 /// or the watch was away) is asked again on `<prefix>/<station>/replay` until the events come or the bridge answers
 /// that they are gone; with `--output DIR` each station's lines also go to `DIR/<station>.jsonl` (`StationFile`).
 final class FleetWatch: BrokerObserver, Service, Sendable {
-    /// A request not answered within this (the bridge was offline, the broker lost it) is asked again.
+    /// A request not answered within this (the bridge was offline, the broker lost it) is asked again, the wait
+    /// doubling for the same range up to `longestWait`: a fleet's bridges busy after an outage are not asked the same
+    /// thing again and again while their answers are on the way.
     static let askAgainAfter: Duration = .seconds(5)
+    static let longestWait: Duration = .seconds(60)
     /// How often the gaps are looked at.
     static let gapCheckInterval: Duration = .milliseconds(500)
 
@@ -19,7 +22,7 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
         var sequence: StationSequence
         var formatter = EventFormatter()
         var file: StationFile?
-        var asked: (range: ClosedRange<UInt64>, at: ContinuousClock.Instant)?
+        var asked: (range: ClosedRange<UInt64>, at: ContinuousClock.Instant, wait: Duration)?
     }
 
     /// What a run did, said when it stops.
@@ -84,7 +87,7 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
             if let refusal = json["error"]?.stringValue { LogLine.warning("station \(station.printable): the bridge refused a replay: \(refusal.printable)") }
             update(station) { state in
                 // Asked again at the next check if the gap is still open: the answer comes after the events it sent.
-                state.asked = state.asked.map { ($0.range, ContinuousClock.now - Self.askAgainAfter + .seconds(1)) }
+                state.asked = state.asked.map { ($0.range, ContinuousClock.now - $0.wait + .seconds(1), $0.wait) }
                 return gone.map { state.sequence.gone($0) } ?? []
             }
         case (2, "status", _):
@@ -153,8 +156,9 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
                 for (station, state) in all {
                     guard let missing = state.sequence.missing else { continue }
                     let range = missing.lowerBound...min(missing.upperBound, missing.lowerBound + ReplayRequest.largestRange - 1)
-                    if let asked = state.asked, asked.range == range, now - asked.at < Self.askAgainAfter { continue }
-                    all[station]!.asked = (range, now)
+                    if let asked = state.asked, asked.range == range, now - asked.at < asked.wait { continue }
+                    let wait = state.asked.map { $0.range == range ? min($0.wait * 2, Self.longestWait) : Self.askAgainAfter } ?? Self.askAgainAfter
+                    all[station]!.asked = (range, now, wait)
                     due.append((station, range))
                 }
                 return due

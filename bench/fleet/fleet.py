@@ -16,7 +16,7 @@ Measured for each scenario:
 - with --tap, every PUBLISH and PUBACK between the bridges and the broker, through a recording proxy, and the watch
   left out (no repair): each event missing at the subscriber is then shown acknowledged by the broker or not.
 """
-import argparse, asyncio, json, os, selectors, signal, socket, statistics, subprocess, sys, tempfile, threading, time
+import argparse, asyncio, json, os, selectors, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
 
 BIN = os.environ.get("FLEET_BIN", ".build/release")
 
@@ -239,8 +239,9 @@ def acknowledged_by_broker(tap_log):
 def run(args, scenario):
     """One scenario; every process it started is stopped, also when it fails."""
     started = []
+    root = tempfile.mkdtemp(prefix=f"fleet-{scenario}-", dir="/dev/shm")
     try:
-        return measure(args, scenario, started)
+        return measure(args, scenario, started, root)
     finally:
         for process in started:
             if process.poll() is None:
@@ -251,10 +252,11 @@ def run(args, scenario):
                 process.wait(15)
             except subprocess.TimeoutExpired:
                 process.kill()
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
 
 
-def measure(args, scenario, started):
-    root = tempfile.mkdtemp(prefix=f"fleet-{scenario}-", dir="/dev/shm")
+def measure(args, scenario, started, root):
     print(f"bench-fleet: {scenario}, {args.stations} stations, in {root}", file=sys.stderr, flush=True)
     broker = Broker(root, free_port(), started)
     broker.start()
@@ -361,13 +363,15 @@ def measure(args, scenario, started):
         watch.wait(10)
         watch_log.close()
         text = open(root + "/watch.log").read()
-        asked = 0
+        asked = set()
         for line in text.splitlines():
             if "missing; asking again" in line:
+                station = line.split("station ")[1].split(":")[0]
                 a, b = line.split("events ")[1].split(" missing")[0].split(" to ")
-                asked += int(b) - int(a) + 1
+                asked.update((station, q) for q in range(int(a), int(b) + 1))
         summary = [l for l in text.splitlines() if "events in order" in l]
-        result["missing_before_repair (asked, with repeats of a request)"] = asked
+        result["missing_before_repair"] = len(asked)
+        result["replay_requests"] = sum(1 for line in text.splitlines() if "missing; asking again" in line)
         result["missing_after_repair"] = sum(per_station - min(per_station, sum(1 for l in open(f"{root}/out/{s.name}.jsonl", "rb") if b'"seq":' in l))
                                              for s in stations if os.path.exists(f"{root}/out/{s.name}.jsonl")) + \
             sum(per_station for s in stations if not os.path.exists(f"{root}/out/{s.name}.jsonl"))
@@ -386,7 +390,8 @@ def measure(args, scenario, started):
         result["tap_missing_acknowledged_by_broker"] = sum(1 for m in missing_seqs if m in acknowledged)
         result["tap_missing_never_acknowledged"] = sum(1 for m in missing_seqs if m not in acknowledged)
         result["tap_examples"] = [f"{n}:{q}" for n, q in missing_seqs[:10]]
-    result["folder"] = root
+    if args.keep:
+        result["folder"] = root
     return result
 
 
@@ -399,6 +404,7 @@ def main():
     parser.add_argument("--scenarios", default="restart,pause")
     parser.add_argument("--repair-timeout", type=float, default=120)
     parser.add_argument("--tap", action="store_true", help="record PUBLISH/PUBACK through a proxy, no repair")
+    parser.add_argument("--keep", action="store_true", help="keep each scenario's folder (logs, journals, the watch's files)")
     args = parser.parse_args()
     import resource
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
