@@ -156,30 +156,31 @@ wait_for() { # wait_for SECONDS COMMAND...: until the command succeeds, or fails
         sleep 0.1
     done
 }
-as_user() { local user="$1"; shift; setpriv --reuid="$user" --regid="$user" --init-groups "$@"; }
+# `setpriv` execs the program, so `$!` is the program's pid (a shell function run with & would be a subshell's).
+as_user() { echo setpriv --reuid="$1" --regid="$1" --init-groups; }
 resident_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 install -d -o sealtrust-scand -g sealtrust-scand -m 0755 /run/sealtrust-scand
 install -d -o sealtrust-scand -g sealtrust-scand -m 0750 /var/lib/sealtrust-scand
 install -d -o sealtrust-mqtt -g sealtrust-mqtt -m 0700 /var/lib/sealtrust-mqtt
 
-as_user sealtrust-scand /usr/bin/sealtrust-scand --nfc none --camera none --api-base http://127.0.0.1:9 \
+$(as_user sealtrust-scand) /usr/bin/sealtrust-scand --nfc none --camera none --api-base http://127.0.0.1:9 \
     2>"$scratch/scand.log" &
 daemon=$!; started+=("$daemon")
 check "the daemon listens as its user" wait_for 30 test -S /run/sealtrust-scand/scand.sock
 check "scanctl reaches it (status)" sh -c "/usr/bin/sealtrust-scanctl status | grep -q '^station'"
 
-as_user sealtrust-kiosk /usr/bin/sealtrust-kiosk --listen 127.0.0.1:0 >"$scratch/kiosk.out" 2>"$scratch/kiosk.log" &
+$(as_user sealtrust-kiosk) /usr/bin/sealtrust-kiosk --listen 127.0.0.1:0 >"$scratch/kiosk.out" 2>"$scratch/kiosk.log" &
 kiosk=$!; started+=("$kiosk")
 check "the kiosk bridge listens as its user" wait_for 30 grep -q LISTENING "$scratch/kiosk.out"
 page="$(awk '/LISTENING/ { print $2; exit }' "$scratch/kiosk.out")"
-check "the kiosk bridge serves its page" sh -c "curl -fsS '$page' | grep -qi '<html'"
+check "the kiosk bridge serves its page" sh -c "curl -fsS -o '$scratch/page.html' '$page' && grep -qi '<html' '$scratch/page.html'"
 
 port="$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 printf 'listener %s 127.0.0.1\nallow_anonymous true\n' "$port" >"$scratch/mosquitto.conf"
 mosquitto -c "$scratch/mosquitto.conf" >"$scratch/mosquitto.log" 2>&1 &
 started+=($!)
 wait_for 10 mosquitto_pub -h 127.0.0.1 -p "$port" -t probe -m up || fail "the test's broker did not start"
-as_user sealtrust-mqtt /usr/bin/sealtrust-mqtt --url "mqtt://127.0.0.1:$port" 2>"$scratch/mqtt.log" &
+$(as_user sealtrust-mqtt) /usr/bin/sealtrust-mqtt --url "mqtt://127.0.0.1:$port" 2>"$scratch/mqtt.log" &
 mqtt=$!; started+=("$mqtt")
 check "the MQTT bridge publishes the station's status as its user" \
     sh -c "mosquitto_sub -h 127.0.0.1 -p $port -t 'sealtrust/+/status' -C 1 -W 30 | grep -q online"
