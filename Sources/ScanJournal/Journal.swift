@@ -157,7 +157,10 @@ public final class Journal: Sendable {
             }
             let active = state.segments.count - 1
             let activePath = segmentPath(state.segments[active].firstSeq)
-            if kept > 0 {
+            if room.usesReservation {
+                // Written into its room whatever the allocation says: a line larger than its room may still fit.
+                try? Self.allocate(state.activeDescriptor, from: state.segments[active].bytes, count: bytes.count + kept, path: activePath)
+            } else if kept > 0 {
                 try Self.allocate(state.activeDescriptor, from: state.segments[active].bytes, count: bytes.count + kept, path: activePath)
             }
             // A line that failed is cut off; the room kept for others is allocated again (the cut may free it).

@@ -178,6 +178,8 @@ struct OperatorTests {
             (["--socket", directory + "/free.sock", "--api-ca", empty], "the CA bundle \(empty) holds no PEM certificate that parses"),
             (["--socket", directory + "/free.sock", "--api-ca", "/etc/passwd"], "the CA bundle /etc/passwd holds no PEM certificate"),
             (["--socket", directory + "/free.sock", "--station", "gate\u{1B}[2J"], "the station's name has a control character"),
+            (["--socket", directory + "/free.sock", "--journal", empty + "/journal"], "the journal \(empty)/journal cannot exist: \(empty) is not a folder"),
+            (["--socket", directory + "/free.sock", "--journal", "/proc/journal"], "the journal /proc/journal cannot exist: no folder can be made in /proc"),
         ]
         for (arguments, problem) in cases {
             let check = try runProduct("sealtrust-scand", arguments + ["--check-config"])
@@ -185,10 +187,12 @@ struct OperatorTests {
         }
         let withNUL = directory + "/nul.conf"
         try "station = gate\u{0}3\n".write(toFile: withNUL, atomically: true, encoding: .utf8)
-        let nul = try runProduct("sealtrust-scand", ["--config", withNUL, "--socket", directory + "/free.sock", "--check-config"])
+        let nul = try runProduct("sealtrust-scand", ["--config", withNUL, "--socket", directory + "/free.sock", "--journal", directory + "/journal",
+                                                     "--check-config"])
         #expect(nul.status == 2 && nul.errors.contains("\(withNUL):1: bad value 'gate\\x003'"), "\(nul)")
         // A folder that does not exist yet but can be made passes: systemd makes /run/sealtrust-scand at start.
-        let later = try runProduct("sealtrust-scand", ["--socket", directory + "/later/scand.sock", "--check-config"])
+        let later = try runProduct("sealtrust-scand", ["--socket", directory + "/later/scand.sock", "--journal", directory + "/journal",
+                                                       "--check-config"])
         #expect(later.status == 0 && later.output == "configuration ok\n", "\(later)")
     }
 
