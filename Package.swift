@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "ScannerDevices", dependencies: ["HandheldScanner", "CLinuxInput", "POSIXSupport"]),
 
         // The daemon's parts.
-        .target(name: "ScanJournal", dependencies: ["JSONCore"]),
+        .target(name: "ScanJournal", dependencies: ["JSONCore", "POSIXSupport"]),
         .target(name: "SystemdSupport", dependencies: ["POSIXSupport"]),
         // The service group: start in order, signals on a thread of their own, stop in reverse order, systemd told.
         .target(name: "Lifecycle", dependencies: ["POSIXSupport", "SystemdSupport"]),

@@ -1,6 +1,7 @@
 import JSONCore
 import FoundationEssentials
 import Glibc
+import POSIXSupport
 import Synchronization
 
 /// The durable, numbered record of every event the daemon publishes.
@@ -27,6 +28,21 @@ public final class Journal: Sendable {
         var activeDescriptor: Int32
         var lastSeq: UInt64
         var reportedPlaces: Set<String> = []
+        /// Bytes allocated past the active segment's end for the events promised room (see `Room`) and not yet written.
+        var reserved = 0
+    }
+
+    /// What an append does with the room kept past the end of the journal for an event that must follow another, as a
+    /// database allocates its log ahead: a scan's verdict, whose API call spends the chip URL, must never find the
+    /// disk full. The room is allocated (fallocate) when the first event is written, so the second's write cannot fail
+    /// for want of space; while room is kept, other events are written only where they leave it whole.
+    public enum Room: Sendable, Equatable {
+        case none
+        /// The event is written only if `bytes` more can be allocated after it, which are then kept for a later one.
+        case reserve(bytes: Int)
+        /// The event is the one `reserve(bytes:)` kept room for: it goes into that room (in the active segment, however
+        /// large that is), and the room is given back whether or not it was written.
+        case use(bytes: Int)
     }
 
     private let state: Mutex<State>
@@ -115,12 +131,13 @@ public final class Journal: Sendable {
     /// `whenWritten` runs once the line is written and before it is made durable, under the journal's lock: what
     /// may start as soon as the event is recorded (a scan's API call) starts beside the fdatasync. Once it has run,
     /// a failed fdatasync keeps the line, whose consequence is already out, and throws `UnsyncedAppend`.
-    public func append(type: String, fields: [(String, JSON)], whenWritten: (() -> Void)? = nil) throws -> JournaledEvent {
+    ///
+    /// `room`: see `Room`. A file system that cannot allocate ahead (EOPNOTSUPP) keeps no room, and writes as before.
+    public func append(type: String, fields: [(String, JSON)], room: Room = .none,
+                       whenWritten: (() -> Void)? = nil) throws -> JournaledEvent {
         let (journaled, syncFailure) = try state.withLock { state throws(JournalError) -> (JournaledEvent, JournalError?) in
+            if case .use(let bytes) = room { state.reserved = max(0, state.reserved - bytes) }
             guard state.activeDescriptor >= 0 else { throw .closed }
-            if state.segments[state.segments.count - 1].bytes >= segmentBytes {
-                try startSegment(&state)
-            }
             let seq = state.lastSeq + 1
             let now = Timestamp.now()
             let event = JSON.object([("type", .string(type)), ("seq", .int(Int64(seq))), ("at", .string(now.text))] + fields)
@@ -129,12 +146,33 @@ public final class Journal: Sendable {
             event.encoded(into: &bytes)
             let line = String(decoding: bytes, as: UTF8.self)
             bytes.append(0x0A)
+            let kept: Int
+            switch room {
+            case .none, .use: kept = state.reserved
+            case .reserve(let extra): kept = state.reserved + extra
+            }
+            // The promised event goes into its room, never into a new segment that would need room of its own.
+            if state.segments[state.segments.count - 1].bytes >= segmentBytes, !room.usesReservation {
+                try startSegment(&state, keeping: kept + bytes.count)
+            }
             let active = state.segments.count - 1
             let activePath = segmentPath(state.segments[active].firstSeq)
+            if room.usesReservation {
+                // Written into its room whatever the allocation says: a line larger than its room may still fit.
+                try? Self.allocate(state.activeDescriptor, from: state.segments[active].bytes, count: bytes.count + kept, path: activePath)
+            } else if kept > 0 {
+                try Self.allocate(state.activeDescriptor, from: state.segments[active].bytes, count: bytes.count + kept, path: activePath)
+            }
+            // A line that failed is cut off; the room kept for others is allocated again (the cut may free it).
+            let undo = { [state] in
+                let end = state.segments[active].bytes
+                try? FileCalls.truncate(state.activeDescriptor, to: end, path: activePath)
+                if state.reserved > 0 { try? Self.allocate(state.activeDescriptor, from: end, count: state.reserved, path: activePath) }
+            }
             do throws(JournalError) {
                 try FileCalls.writeAll(state.activeDescriptor, bytes, path: activePath)
             } catch {
-                try? FileCalls.truncate(state.activeDescriptor, to: state.segments[active].bytes, path: activePath)
+                undo()
                 throw error
             }
             whenWritten?()
@@ -143,12 +181,13 @@ public final class Journal: Sendable {
                 try FileCalls.syncData(state.activeDescriptor, path: activePath)
             } catch {
                 guard whenWritten != nil else {
-                    try? FileCalls.truncate(state.activeDescriptor, to: state.segments[active].bytes, path: activePath)
+                    undo()
                     throw error
                 }
                 syncFailure = error
             }
             state.lastSeq = seq
+            state.reserved = kept
             state.segments[active].bytes += bytes.count
             state.segments[active].newestAt = now.seconds
             // The event is durable (or its consequence is out) and must be published: a segment retention cannot remove now (a read-only
@@ -220,19 +259,38 @@ public final class Journal: Sendable {
         if isNew { warn("journal: \(place): \(problem); passed over") }
     }
 
-    private func startSegment(_ state: inout State) throws(JournalError) {
+    /// Opens the next segment with `keeping` bytes allocated in it (the event about to be written and the room kept),
+    /// or throws and leaves the active one as it was; the room allocated past the old segment's end is freed.
+    private func startSegment(_ state: inout State, keeping: Int) throws(JournalError) {
         let firstSeq = state.lastSeq + 1
         let path = segmentPath(firstSeq)
         let descriptor = try FileCalls.open(path, O_RDWR | O_CREAT | O_APPEND)
         do throws(JournalError) {
+            if state.reserved > 0 { try Self.allocate(descriptor, from: 0, count: keeping, path: path) }
             try FileCalls.syncDirectory(directory)
         } catch {
             Glibc.close(descriptor)
+            unlink(path)
             throw error
         }
+        // Freed both ways: tmpfs frees a hole punched past the end, ext4 what a truncation to the end leaves past it.
+        let oldEnd = state.segments[state.segments.count - 1].bytes
+        try? FileDescriptor.deallocate(state.activeDescriptor, from: oldEnd, count: state.reserved)
+        try? FileCalls.truncate(state.activeDescriptor, to: oldEnd, path: segmentPath(state.segments[state.segments.count - 1].firstSeq))
         Glibc.close(state.activeDescriptor)
         state.activeDescriptor = descriptor
         state.segments.append(SegmentFile(firstSeq: firstSeq, bytes: 0, newestAt: Timestamp.now().seconds))
+    }
+
+    /// Allocates `count` bytes from `offset` ahead of the writes; a file system that cannot is written without.
+    private static func allocate(_ descriptor: Int32, from offset: Int, count: Int, path: String) throws(JournalError) {
+        do {
+            try FileDescriptor.allocate(descriptor, from: offset, count: count)
+        } catch where error.rawValue == EOPNOTSUPP {
+            return
+        } catch {
+            throw .system(operation: "fallocate", path: path, errno: error.rawValue)
+        }
     }
 
     /// Drops whole oldest segments, never the one being written.
@@ -252,5 +310,12 @@ public final class Journal: Sendable {
             removed = true
         }
         if removed { try FileCalls.syncDirectory(directory) }
+    }
+}
+
+extension Journal.Room {
+    var usesReservation: Bool {
+        if case .use = self { return true }
+        return false
     }
 }

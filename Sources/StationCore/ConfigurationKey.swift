@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HandheldScanner
 import SealTrustKit
+import StationWire
 
 /// Why a value was refused, in words for the one-line error.
 struct BadValue: Error {
@@ -71,6 +72,8 @@ enum ConfigurationKey: String, CaseIterable {
             }
         case .station:
             guard !value.isEmpty else { throw BadValue(reason: "the station needs a name") }
+            // The name goes into every event, the status line and the bridges' topics and pages.
+            guard !TerminalText.containsControl(value) else { throw BadValue(reason: "the station's name has a control character") }
             options.station = value
         case .host: options.extraHosts.append(try Self.hostName(value))
         case .lang:

@@ -142,8 +142,12 @@ public enum DaemonCommandLine {
         return .run(options)
     }
 
-    /// What `--check-config` adds to parsing: the files the configuration names can be read now, as the daemon reads them.
+    /// What `--check-config` adds to parsing: what would stop the start (the socket and journal paths), and the files
+    /// the configuration names, which can be used now as the daemon reads them.
     static func checkNamedFiles(of options: DaemonOptions, environment: [String: String]) throws(ConfigurationError) {
+        if let problem = StartPathCheck.socketProblem(options.socketPath) ?? StartPathCheck.journalProblem(options.journalPath) {
+            throw ConfigurationError(message: problem)
+        }
         if let tokenFile = TokenStore.path(for: options, environment: environment),
            case .problem(let problem, _) = TokenFile.read(tokenFile) {
             throw ConfigurationError(message: problem)

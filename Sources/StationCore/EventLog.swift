@@ -31,11 +31,13 @@ final class EventLog: Sendable {
     /// The log says when the journal starts refusing and when it records again, not every refused event.
     /// `whenWritten`: see `Journal.append`; once it has run, the event is published even if its fdatasync failed.
     @discardableResult
-    func record(_ event: StationEvent, requester: ClientID? = nil, whenWritten: (() -> Void)? = nil) -> Bool {
+    /// `room`: see `Journal.Room` (a scan keeps room for its verdict).
+    func record(_ event: StationEvent, requester: ClientID? = nil, room: Journal.Room = .none,
+                whenWritten: (() -> Void)? = nil) -> Bool {
         order.withLock { _ in
             let journaled: JournaledEvent
             do {
-                journaled = try journal.append(type: event.type.rawValue, fields: event.fields, whenWritten: whenWritten)
+                journaled = try journal.append(type: event.type.rawValue, fields: event.fields, room: room, whenWritten: whenWritten)
                 if let ended = currentRefusal.withLock({ $0.take() }) {
                     logger.notice("the journal records again (it could not since \(ended.since): \(ended.detail))")
                 }

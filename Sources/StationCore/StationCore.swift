@@ -69,6 +69,8 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     private let sources = SourceRegistry()
     private let counters = StationCounters()
     private let settings: Mutex<LiveSettings>
+    /// The options the daemon started with: what needs a restart is compared with these, never with a reload's.
+    private let started: DaemonOptions
     private let startedAt = ContinuousClock.now
     private let lastStatusLine = Mutex("")
     private let onStatusChange: @Sendable (String) -> Void
@@ -77,7 +79,8 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     private let sourceErrorLogLimit: Mutex<SourceErrorLogLimit>
     private let now: @Sendable () -> ContinuousClock.Instant
 
-    /// `sourceErrorLogInterval` and `now`: a source's errors are logged at most once in that interval by that clock.
+    /// `sourceErrorLogInterval` and `now`: a source's errors, and a handheld scanner's read errors, are logged at most
+    /// once in that interval by that clock.
     public init(options: DaemonOptions, journal: Journal, publisher: any EventPublisher, logger: Logger, tokens: TokenStore,
                 sourceErrorLogInterval: Duration = .seconds(60),
                 now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
@@ -88,16 +91,16 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         self.tokens = tokens
         self.onStatusChange = onStatusChange
         log = EventLog(journal: journal, publisher: publisher, logger: logger)
-        settings = Mutex(Self.liveSettings(for: options, tokens: tokens, logger: logger))
-    }
-
-    /// Made at start and on SIGHUP: the CA bundle is read then, and a problem with it logged.
-    private static func liveSettings(for options: DaemonOptions, tokens: TokenStore, logger: Logger) -> LiveSettings {
-        let caBundle = options.apiCAFile.map { path in
+        started = options
+        settings = Mutex(Self.liveSettings(for: options, caBundle: options.apiCAFile.map { path in
             let (bundle, problem) = CABundleFile.read(path)
             if let problem { logger.warning("\(problem): every API call fails until it is mended and the daemon reloaded") }
             return bundle
-        }
+        }, tokens: tokens))
+    }
+
+    /// Made at start and on SIGHUP, with the CA bundle read then.
+    private static func liveSettings(for options: DaemonOptions, caBundle: CABundle?, tokens: TokenStore) -> LiveSettings {
         let configuration = SealTrustConfiguration(
             baseURL: options.apiBase, timeout: options.apiTimeout, clientIdentifier: clientIdentifier,
             extraHosts: options.extraHosts, accessTokenProvider: { tokens.token() },
@@ -159,7 +162,8 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 
     /// Journals the `scan` (in arrival order), then answers it: at once when no call is needed, else by a call,
     /// queued while `callsInFlightLimit` calls are out. A scan the journal refused gets no call: a chip URL is
-    /// spent only for a scan the station recorded.
+    /// spent only for a scan the station recorded. The scan is journaled only with room kept for its verdict, so a
+    /// call that was made always has its verdict journaled and published, however full the disk then is.
     private func take(_ read: ScanRead, requestID: JSON?, requester: ClientID?) {
         let admitted = calls.withLock { calls in
             guard !calls.stopping else { return false }
@@ -186,8 +190,9 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         let scan = StationEvent.scan(scanned.event(scanID: scanID, source: read.source, medium: read.medium, raw: read.raw,
                                                    requestID: requestID))
         defer { publishStatusLine() }
+        let verdictRoom = Journal.Room.reserve(bytes: Self.verdictRoomBytes(requestID: requestID))
         guard scanned.needsCall else {
-            guard log.record(scan, requester: requester) else {
+            guard log.record(scan, requester: requester, room: verdictRoom) else {
                 refuseUnrecordedScan(requestID: requestID, requester: requester)
                 return
             }
@@ -200,7 +205,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         // The call starts once the scan's line is written, beside its fdatasync: a scan the journal refused gets no
         // call, and a chip URL is spent only for a scan the station recorded.
         let call = Call(scanned: scanned, read: read, scanID: scanID, requestID: requestID, requester: requester, live: live)
-        let recorded = log.record(scan, requester: requester) {
+        let recorded = log.record(scan, requester: requester, room: verdictRoom) {
             self.admit(call)
         }
         if !recorded { refuseUnrecordedScan(requestID: requestID, requester: requester) }
@@ -258,13 +263,22 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     /// Journals and publishes the verdict, then hands it to the sources: a reader's LED and buzzer show it right after.
     /// A verdict the journal refused reaches no one (the log has it from `conclude`); its requester gets an error.
     private func publish(_ verdict: VerdictEvent, requestID: JSON?, requester: ClientID?) {
-        guard log.record(.verdict(verdict), requester: requester) else {
+        let room = Journal.Room.use(bytes: Self.verdictRoomBytes(requestID: requestID))
+        guard log.record(.verdict(verdict), requester: requester, room: room) else {
             if let requester {
                 log.refuseUnrecorded("the verdict was not journaled", requestID: requestID, requester: requester)
             }
             return
         }
         for source in runningSources.withLock({ $0 }) { source.show(verdict) }
+    }
+
+    /// The journal room a scan keeps for its verdict: the request's id, which the verdict repeats, and 64 KiB for the
+    /// rest (the API's fields in it are names and identifiers, a few hundred bytes).
+    static func verdictRoomBytes(requestID: JSON?) -> Int {
+        var encoded: [UInt8] = []
+        requestID?.encoded(into: &encoded)
+        return 65_536 + encoded.count
     }
 
     /// One call, and a chip URL exactly once: never resent on our own. Blocks the calling thread on the network;
@@ -320,11 +334,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         if let placeholder { sources.forget(id: placeholder) }
         guard sources.update(event) else { return }
         if event.state == .error {
-            let heldBack = sourceErrorLogLimit.withLock { $0.admit(source: event.id, at: now()) }
-            if let heldBack {
-                let more = heldBack == 0 ? "" : " (and \(heldBack) more errors since the last one logged)"
-                logger.warning("source \(event.id) error: \(event.detail)\(more)")
-            }
+            logLimited(key: event.id, "source \(event.id) error: \(event.detail)", heldBackAre: "errors")
         } else {
             logger.notice("source \(event.id) \(event.state.rawValue): \(event.detail)")
         }
@@ -332,12 +342,25 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         publishStatusLine()
     }
 
+    /// A handheld scanner's read errors are logged as a source's errors are, at most once an interval: serial noise
+    /// gives one a line. A tag's come one per tap, and are all logged.
     private func readFailed(_ failure: ReadFailure) {
-        logger.warning("read error on \(failure.source): \(failure.reason.rawValue): \(failure.detail)")
+        let line = "read error on \(failure.source): \(failure.reason.rawValue): \(failure.detail)"
+        if failure.medium == .hid || failure.medium == .serial {
+            logLimited(key: "read errors of \(failure.source)", line, heldBackAre: "read errors")
+        } else {
+            logger.warning(line)
+        }
         counters.countReadError(failure.reason)
         let message = live.messages.readError(reason: failure.reason)
         log.record(.readError(ReadErrorEvent(source: failure.source, medium: failure.medium, reason: failure.reason,
                                              detail: failure.detail, message: message)))
+    }
+
+    /// Logs `line` unless a line of `key` was logged within the interval, then with the count of those held back.
+    private func logLimited(key: String, _ line: String, heldBackAre what: String) {
+        guard let heldBack = sourceErrorLogLimit.withLock({ $0.admit(source: key, at: now()) }) else { return }
+        logger.warning(heldBack == 0 ? line : "\(line) (and \(heldBack) more \(what) since the last one logged)")
     }
 
     // MARK: VerdictServerDelegate
@@ -371,23 +394,37 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 
     // MARK: Configuration
 
-    /// Applies what can change live and names what needs a restart.
-    public func reconfigure(_ options: DaemonOptions) -> [String] {
-        let previous = live.options
+    /// Applies what can change live and names what differs from the running value but needs a restart (that keeps its
+    /// running value). A CA bundle that cannot be used refuses the whole reload: the running configuration stays.
+    public func reconfigure(_ options: DaemonOptions) throws(ConfigurationError) -> [String] {
+        var caBundle: CABundle?
+        if let path = options.apiCAFile {
+            let (bundle, problem) = CABundleFile.read(path)
+            if let problem { throw ConfigurationError(message: problem) }
+            caBundle = bundle
+        }
+        var applied = options
         var needsRestart: [String] = []
-        if options.socketPath != previous.socketPath { needsRestart.append("socket") }
-        if options.journalPath != previous.journalPath { needsRestart.append("journal") }
-        if options.nfc != previous.nfc { needsRestart.append("nfc") }
-        if options.camera != previous.camera { needsRestart.append("camera") }
-        if options.feedback != previous.feedback { needsRestart.append("feedback") }
-        if options.rescanAfter != previous.rescanAfter { needsRestart.append("rescan-after") }
-        if options.scanners != previous.scanners { needsRestart.append("scanner") }
-        if options.scannerKeymap != previous.scannerKeymap { needsRestart.append("scanner-keymap") }
-        if options.maxClients != previous.maxClients { needsRestart.append("max-clients") }
-        if options.clientQueueBytes != previous.clientQueueBytes { needsRestart.append("client-queue") }
-        if options.journalMaxBytes != previous.journalMaxBytes { needsRestart.append("journal-max-bytes") }
-        if options.journalMaxAgeDays != previous.journalMaxAgeDays { needsRestart.append("journal-max-age") }
-        let fresh = Self.liveSettings(for: options, tokens: tokens, logger: logger)
+        func restartOnly<Value: Equatable>(_ key: ConfigurationKey, _ value: WritableKeyPath<DaemonOptions, Value>) {
+            guard applied[keyPath: value] != started[keyPath: value] else { return }
+            needsRestart.append(key.rawValue)
+            applied[keyPath: value] = started[keyPath: value]
+        }
+        restartOnly(.socket, \.socketPath)
+        restartOnly(.journal, \.journalPath)
+        restartOnly(.nfc, \.nfc)
+        restartOnly(.camera, \.camera)
+        restartOnly(.feedback, \.feedback)
+        restartOnly(.rescanAfter, \.rescanAfter)
+        restartOnly(.scanner, \.scanners)
+        restartOnly(.scannerKeymap, \.scannerKeymap)
+        restartOnly(.maxClients, \.maxClients)
+        restartOnly(.clientQueue, \.clientQueueBytes)
+        restartOnly(.journalMaxBytes, \.journalMaxBytes)
+        restartOnly(.journalMaxAge, \.journalMaxAgeDays)
+        // The bridges give every event the name the daemon's hello gave them: a new name reaches them with a restart.
+        restartOnly(.station, \.station)
+        let fresh = Self.liveSettings(for: applied, caBundle: caBundle, tokens: tokens)
         settings.withLock { $0 = fresh }
         publishStatusLine()
         return needsRestart

@@ -45,11 +45,13 @@ public final class TokenStore: Sendable {
         _ = token()
     }
 
-    /// `none` when no token file is configured; `unreadable` when it is missing, unreadable or empty.
+    /// `none` when no token file is configured or it is empty (a fresh install's); `unreadable` when it is missing or
+    /// cannot be used.
     public var presence: Presence {
         let hasPath = state.withLock { $0.path != nil }
         guard hasPath else { return .none }
-        return token() == nil ? .unreadable : .present
+        if token() != nil { return .present }
+        return state.withLock { $0.lastProblem == nil } ? .none : .unreadable
     }
 
     /// The current token, re-read when the file changed; nil when there is no usable token.
@@ -63,9 +65,8 @@ public final class TokenStore: Sendable {
                 state = State(path: path, identity: identity, token: token, lastProblem: nil)
                 return (token, nil)
             case .empty(let identity):
-                state.identity = identity
-                state.token = nil
-                return (nil, Self.report("the token file \(path) is empty", in: &state))
+                state = State(path: path, identity: identity, token: nil, lastProblem: nil)
+                return (nil, nil)
             case .problem(let problem, let identity):
                 state.identity = identity
                 state.token = nil

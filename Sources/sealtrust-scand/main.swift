@@ -88,10 +88,10 @@ logger.notice("listening on \(serverConfiguration.inheritedDescriptor == nil ? o
 @Sendable func reload() {
     do {
         guard case .run(let fresh) = try DaemonCommandLine.parse(arguments: arguments, environment: environment) else { return }
+        let needsRestart = try core.reconfigure(fresh)
         logger.level = fresh.logLevel
         tokens.use(path: TokenStore.path(for: fresh, environment: environment))
         tokens.reload()
-        let needsRestart = core.reconfigure(fresh)
         logger.notice("configuration reloaded")
         if !needsRestart.isEmpty {
             logger.warning("a restart is needed to apply: \(needsRestart.joined(separator: ", "))")

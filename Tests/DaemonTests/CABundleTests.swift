@@ -54,6 +54,32 @@ struct CABundleTests {
         }
     }
 
+    /// A bundle that holds no certificate (emptied, or a file named by mistake) is refused by a reload, naming it, and
+    /// the running bundle stays: the API is still trusted. Before, the reload said "configuration reloaded" and every
+    /// call then failed "TLS: cannot read the CA file".
+    @Test func aReloadToABundleWithNoCertificateIsRefusedAndTheRunningOneStays() async throws {
+        try await withTLSAPI { tls in
+            let directory = try makeScratchDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let bundle = directory + "/ca.pem"
+            try FileManager.default.copyItem(atPath: tls.ca, toPath: bundle)
+            let daemon = try ScanDaemon(api: nil, extra: ["--api-base", tls.base, "--api-ca", bundle]).waitUntilListening()
+            defer { _ = daemon.terminate(); daemon.removeDirectory() }
+            let (client, _) = try daemon.connect()
+
+            for (counter, content) in [(30, ""), (31, try String(contentsOfFile: "/etc/passwd", encoding: .utf8))] {
+                try content.write(toFile: bundle, atomically: false, encoding: .utf8)
+                let refusals = daemon.process.standardError.components(separatedBy: "configuration not reloaded").count
+                daemon.process.signal(SIGHUP)
+                try waitForLog(daemon, "configuration not reloaded", count: refusals)
+                #expect(daemon.process.standardError.contains("the CA bundle \(bundle) holds no PEM certificate that parses"))
+                let verdict = try client.verify(try mintChipURL("authentic", counter: counter), id: "kept-\(counter)").verdict
+                #expect(verdict["outcome"]?.string == "authentic", "\(verdict.encoded())")
+            }
+            #expect(!daemon.process.standardError.contains("configuration reloaded"), "\(daemon.process.standardError)")
+        }
+    }
+
     /// The spec's "in addition to the system's": with `--api-ca` naming another CA, the system's store still vouches for
     /// the API. The daemon runs in a mount namespace of its own whose /etc/ssl/certs holds the TLS end's CA alone (the
     /// machine's store is never touched); without that store, the same daemon cannot trust the API.
@@ -84,9 +110,11 @@ struct CABundleTests {
         }
     }
 
-    private func waitForLog(_ daemon: ScanDaemon, _ text: String) throws {
+    /// Waits until `text` is in the log `count` times.
+    private func waitForLog(_ daemon: ScanDaemon, _ text: String, count: Int = 1) throws {
         let deadline = ContinuousClock.now + .seconds(10)
-        while !daemon.process.standardError.contains(text), ContinuousClock.now < deadline { usleep(20_000) }
-        guard daemon.process.standardError.contains(text) else { throw HarnessError("no '\(text)' in the log: \(daemon.process.standardError)") }
+        func seen() -> Bool { daemon.process.standardError.components(separatedBy: text).count - 1 >= count }
+        while !seen(), ContinuousClock.now < deadline { usleep(20_000) }
+        guard seen() else { throw HarnessError("no '\(text)' in the log: \(daemon.process.standardError)") }
     }
 }

@@ -68,7 +68,9 @@ import Testing
         try "lang = fr\r\napi-timeout = 5\r\n".write(toFile: path, atomically: true, encoding: .utf8)
         let read = try options(["--config", path])
         #expect(read.language == .fr && read.apiTimeout == 5)
-        try "station = a\u{1b}[2Jb\r\nlang = \u{1b}]0;pwned\u{07}\r\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "station = a\u{1b}[2Jb\r\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(problem(["--config", path]) == "\(path):1: bad value 'a\\x1b[2Jb' for 'station': the station's name has a control character")
+        try "station = ab\r\nlang = \u{1b}]0;pwned\u{07}\r\n".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(problem(["--config", path]) == "\(path):2: bad value '\\x1b]0;pwned\\x07' for 'lang': expected en or fr")
     }
 

@@ -48,6 +48,65 @@ struct JournalRefusalTests {
         #expect(peak > 0 && peak < 64 << 20, "defect 5: peak resident \(peak) bytes")
     }
 
+    /// The disk filled while a chip's call was out: the call was made (the chip URL spent), then the verdict did not
+    /// fit, the requester got `cannot_record` and the journal kept a scan with no verdict. The scan now keeps its
+    /// verdict's room: the call is held at the sandbox while the test fills the disk, and the verdict still arrives
+    /// and is journaled. Its request id (5,000 bytes, which the verdict repeats) makes the verdict need blocks of its own.
+    @Test func aDiskFillingDuringACallStillJournalsAndPublishesItsVerdict() async throws {
+        let api = try SandboxAPI.start()
+        defer { api.stop() }
+        try await api.fault(path: "/scans/verify", count: 1, hold: true)
+        let directory = try makeScratchDirectory()
+        let journal = directory + "/journal"
+        try FileManager.default.createDirectory(atPath: journal, withIntermediateDirectories: true)
+        let mount = #"mount -t tmpfs -o size=1m,mode=0755 sealtrust-test "$1" && shift && exec "$@""#
+        let daemon = try ScanDaemon(api: api, directory: directory,
+                                    launcher: PrivateMounts.unshare + ["/bin/sh", "-c", mount, "sh", journal]).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let (client, _) = try daemon.connect()
+
+        let id = String(repeating: "i", count: 5_000)
+        let chipURL = try mintChipURL("authentic", counter: 10)
+        try client.send(.object([("cmd", "verify"), ("raw", .string(chipURL)), ("id", .string(id))]))
+        let scan = try #require(try client.next { $0["type"]?.string == "scan" && $0["request_id"]?.string == id })
+        // The call is out and held; the disk fills to its last block.
+        let fill = #"dd if=/dev/zero of="$1/filler" bs=4096 2>/dev/null; true"#
+        try PrivateMounts.run(in: daemon.pid, ["/bin/sh", "-c", fill, "sh", journal])
+        try await api.release()
+        var seen: [JSON] = []
+        let answer = try #require(try client.next(seen: &seen) {
+            $0["request_id"]?.string == id && $0["type"]?.string == "verdict" || $0["id"]?.string == id && $0["type"]?.string == "error"
+        })
+        #expect(answer["type"]?.string == "verdict" && answer["outcome"]?.string == "authentic", "\(answer.encoded().prefix(300))")
+        #expect(answer["scan_id"] == scan["scan_id"])
+        #expect(try await api.requests().filter { $0.path == "/scans/verify" }.count == 1)
+
+        // The disk is still full: scans go on only as far as the journal's own room keeps a verdict's room after
+        // them; each one verified has its verdict, and the first refused has no call.
+        var verdicts = 1
+        var refused: JSON?
+        for counter in 11..<40 where refused == nil {
+            let next = "\(counter)" + id
+            try client.send(.object([("cmd", "verify"), ("raw", .string(try mintChipURL("authentic", counter: counter))), ("id", .string(next))]))
+            let reply = try #require(try client.next {
+                $0["request_id"]?.string == next && $0["type"]?.string == "verdict" || $0["id"]?.string == next && $0["type"]?.string == "error"
+            })
+            if reply["type"]?.string == "verdict" {
+                #expect(reply["outcome"]?.string == "authentic", "\(reply.encoded().prefix(300))")
+                verdicts += 1
+            } else {
+                refused = reply
+            }
+        }
+        #expect(refused?["code"]?.string == "cannot_record", "no scan was refused on a full disk")
+        #expect(try await api.requests().filter { $0.path == "/scans/verify" }.count == verdicts, "a call without its verdict")
+        let replay = try LineClient(path: daemon.socketPath)
+        _ = try replay.readJSON()
+        try replay.send(.object([("cmd", "replay"), ("since", 0)]))
+        let journaled = try #require(try replay.next { $0["type"]?.string == "verdict" })
+        #expect(journaled["scan_id"] == scan["scan_id"] && journaled["outcome"]?.string == "authentic")
+    }
+
     @Test func aDirectoryMadeReadOnlyAtRotationIsAnsweredCannotRecordUntilItIsWritableAgain() async throws {
         let api = try SandboxAPI.start()
         defer { api.stop() }

@@ -41,4 +41,19 @@ struct LogEscapingTests {
         #expect(status?.contains(escaped) == true, "STATUS= shows the detail escaped, on one line: \(status ?? "none")")
         #expect(!forgedReady, "the detail adds no assignment to the notify message")
     }
+
+    /// A right-to-left override in a scanned string reversed what `scanctl` showed after it on the operator's terminal:
+    /// its lines (here `replay`'s, which `watch` shares) print every bidirectional control as an escape.
+    @Test func scanctlShowsBidirectionalControlsAsEscapes() throws {
+        let daemon = try ScanDaemon(api: nil).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let raw = "WIFI:S:guest\u{202E}exe.fdp\u{2066};;"
+        let verify = try runProduct("sealtrust-scanctl", ["--socket", daemon.socketPath, "verify", raw])
+        #expect(verify.output.contains("verdict manual"), "\(verify)")
+        let replay = try runProduct("sealtrust-scanctl", ["--socket", daemon.socketPath, "replay", "--since", "0", "--no-follow"])
+        #expect(replay.output.contains(#"WIFI:S:guest\u202eexe.fdp\u2066;;"#), "\(replay)")
+        for run in [verify, replay] {
+            #expect(!run.output.unicodeScalars.contains { (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) })
+        }
+    }
 }

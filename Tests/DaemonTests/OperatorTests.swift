@@ -148,6 +148,97 @@ struct OperatorTests {
         #expect(daemon.process.standardError.contains(warning), "\(daemon.process.standardError)")
     }
 
+    /// The package installs an empty token file: that is no token, said `none` with no warning, not a broken one.
+    @Test func anEmptyTokenFileIsNoTokenWithoutAWarning() throws {
+        let directory = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let empty = directory + "/token"
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data("\n".utf8)))
+        let daemon = try ScanDaemon(api: nil, extra: ["--token-file", empty]).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        #expect(try status(of: daemon)["token"]?.string == "none")
+        // The token file is read before the socket listens: a warning would be in the log before this scan's line.
+        let (client, _) = try daemon.connect()
+        _ = try client.verify("WIFI:S:guest;;", id: "after-start")
+        try waitForLog(daemon, "from manual")
+        #expect(!daemon.process.standardError.contains("token file"), "\(daemon.process.standardError)")
+    }
+
+    /// `--check-config` fails, naming it, on what would stop the start or fail every call.
+    @Test func checkConfigFailsOnWhatTheStartRefusesAndSaysWhich() throws {
+        let directory = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let longSocket = directory + "/" + String(repeating: "s", count: 108 - directory.utf8.count) + ".sock"
+        let empty = directory + "/empty.pem"
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        let cases: [(arguments: [String], problem: String)] = [
+            (["--socket", longSocket], "the socket path \(longSocket) is \(longSocket.utf8.count) bytes, over the 107"),
+            (["--socket", "/proc/x/y.sock"], "the socket's folder /proc/x cannot exist: no folder can be made in /proc"),
+            (["--socket", "/etc/passwd/y.sock"], "the socket's folder /etc/passwd cannot exist"),
+            (["--socket", directory + "/free.sock", "--api-ca", empty], "the CA bundle \(empty) holds no PEM certificate that parses"),
+            (["--socket", directory + "/free.sock", "--api-ca", "/etc/passwd"], "the CA bundle /etc/passwd holds no PEM certificate"),
+            (["--socket", directory + "/free.sock", "--station", "gate\u{1B}[2J"], "the station's name has a control character"),
+            (["--socket", directory + "/free.sock", "--journal", empty + "/journal"], "the journal \(empty)/journal cannot exist: \(empty) is not a folder"),
+            (["--socket", directory + "/free.sock", "--journal", "/proc/journal"], "the journal /proc/journal cannot exist: no folder can be made in /proc"),
+        ]
+        for (arguments, problem) in cases {
+            let check = try runProduct("sealtrust-scand", arguments + ["--check-config"])
+            #expect(check.status == 2 && check.errors.contains(problem), "\(arguments): \(check)")
+        }
+        let withNUL = directory + "/nul.conf"
+        try "station = gate\u{0}3\n".write(toFile: withNUL, atomically: true, encoding: .utf8)
+        let nul = try runProduct("sealtrust-scand", ["--config", withNUL, "--socket", directory + "/free.sock", "--journal", directory + "/journal",
+                                                     "--check-config"])
+        #expect(nul.status == 2 && nul.errors.contains("\(withNUL):1: bad value 'gate\\x003'"), "\(nul)")
+        // A folder that does not exist yet but can be made passes: systemd makes /run/sealtrust-scand at start.
+        let later = try runProduct("sealtrust-scand", ["--socket", directory + "/later/scand.sock", "--journal", directory + "/journal",
+                                                       "--check-config"])
+        #expect(later.status == 0 && later.output == "configuration ok\n", "\(later)")
+    }
+
+    /// A renamed station is restart-only (the bridges keep the name their hello gave them), and what needs a restart is
+    /// compared with the running value: changed back, nothing is named.
+    @Test func aReloadNamesWhatDiffersFromTheRunningValueAndKeepsTheStationsName() throws {
+        let directory = try makeScratchDirectory()
+        let socket = directory + "/scand.sock"
+        let config = directory + "/scand.conf"
+        func configure(station: String, socket: String) throws {
+            try "station = \(station)\nsocket = \(socket)\nlang = fr\n".write(toFile: config, atomically: true, encoding: .utf8)
+        }
+        try configure(station: "gate-1", socket: socket)
+        let listener = try NotifyListener(form: .path)
+        let daemon = try ScanDaemon(api: nil, directory: directory, notify: listener, socketPath: socket, config: config)
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        _ = try #require(listener.receive(until: "READY", timeout: .seconds(20)))
+        let reload = {
+            daemon.process.signal(SIGHUP)
+            _ = try #require(listener.receive(until: "RELOADING", timeout: .seconds(10)))
+            _ = try #require(listener.receive(until: "READY", timeout: .seconds(10)))
+        }
+
+        try configure(station: "gate-2", socket: directory + "/other.sock")
+        try reload()
+        try waitForLog(daemon, "a restart is needed to apply: socket, station")
+        let (client, hello) = try daemon.connect()
+        #expect(hello["station"]?.string == "gate-1")
+        #expect(try status(of: daemon)["station"]?.string == "gate-1")
+
+        try configure(station: "gate-1", socket: socket)
+        try reload()
+        // Every line of the reload is logged before READY; this scan's line comes after them.
+        _ = try client.verify("WIFI:S:guest;;", id: "after-reload")
+        try waitForLog(daemon, "from manual")
+        let warnings = daemon.process.standardError.components(separatedBy: "a restart is needed").count - 1
+        #expect(warnings == 1, "\(daemon.process.standardError)")
+        #expect(daemon.process.standardError.components(separatedBy: "configuration reloaded").count - 1 == 2)
+    }
+
+    private func waitForLog(_ daemon: ScanDaemon, _ text: String) throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !daemon.process.standardError.contains(text), ContinuousClock.now < deadline { usleep(20_000) }
+        guard daemon.process.standardError.contains(text) else { throw HarnessError("no '\(text)' in the log: \(daemon.process.standardError)") }
+    }
+
     private func status(of daemon: ScanDaemon) throws -> JSON {
         let (client, _) = try daemon.connect()
         try client.send(.object([("cmd", "status"), ("id", "s")]))

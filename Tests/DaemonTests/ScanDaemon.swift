@@ -12,15 +12,16 @@ final class ScanDaemon {
     let journalPath: String
     let process: SupervisedProcess
 
-    /// `directory` reuses a former run's folder (its journal), as a restart would.
+    /// `directory` reuses a former run's folder (its journal), as a restart would. With `config`, the socket and the
+    /// station are that file's (which a reload may change), not flags.
     init(api: SandboxAPI?, nfc: String = "none", camera: String = "none", extra: [String] = [], directory: String? = nil,
          notify: NotifyListener? = nil, watchdog: Duration? = nil, passing listening: ListeningSocket? = nil,
-         environment: [String: String] = [:], socketPath: String? = nil, launcher: [String] = []) throws {
+         environment: [String: String] = [:], socketPath: String? = nil, config: String? = nil, launcher: [String] = []) throws {
         self.directory = try directory ?? makeScratchDirectory()
         self.socketPath = socketPath ?? self.directory + "/scand.sock"
         journalPath = self.directory + "/journal"
-        var arguments = ["--socket", self.socketPath, "--journal", journalPath, "--nfc", nfc, "--camera", camera,
-                         "--station", "test-station", "--api-timeout", "5", "--log-level", "debug"]
+        var arguments = ["--journal", journalPath, "--nfc", nfc, "--camera", camera, "--api-timeout", "5", "--log-level", "debug"]
+        arguments += config.map { ["--config", $0] } ?? ["--socket", self.socketPath, "--station", "test-station"]
         if let api { arguments += ["--api-base", api.baseURL.absoluteString] }
         if nfc != "none" {
             _ = try PrivatePCSCD.shared()  // sets PCSCLITE_CSOCK_NAME, which the daemon inherits

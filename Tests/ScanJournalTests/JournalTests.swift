@@ -47,6 +47,47 @@ import Testing
         #expect(!ranForRefused)
     }
 
+    /// A scan keeps its verdict's room: allocated past the end (the size stays: readers see nothing), carried into a
+    /// new segment when one starts (and freed from the old one), and taken by the verdict in the segment it is in,
+    /// however large that segment already is.
+    @Test func roomKeptForAVerdictIsAllocatedAheadAndCarriedIntoTheNextSegment() throws {
+        let directory = try ScratchDirectory("scanjournal-test")
+        let path = directory.path + "/journal"
+        let journal = try Journal(path: path, segmentBytes: 4_096)
+        func allocation(_ segment: String) throws -> (size: Int, allocated: Int) {
+            var info = stat()
+            #expect(stat(path + "/" + segment, &info) == 0)
+            return (Int(info.st_size), Int(info.st_blocks) * 512)
+        }
+        let room = 200_000
+        _ = try journal.append(type: "scan", fields: [("raw", "https://x/1")], room: .reserve(bytes: room))
+        let first = try #require(directory.segments(path).first)
+        let kept = try allocation(first)
+        #expect(kept.allocated >= kept.size + room, "\(kept)")
+        #expect(try journal.events(after: 0).count == 1, "the room is not read as events")
+
+        var filler = 0
+        while directory.segments(path).count == 1 {
+            filler += 1
+            _ = try journal.append(type: "source", fields: [("detail", .string(String(repeating: "f", count: 1_000)))])
+        }
+        let second = try #require(directory.segments(path).last)
+        let carried = try allocation(second)
+        #expect(carried.allocated >= carried.size + room, "\(carried)")
+        let freed = try allocation(first)
+        #expect(freed.allocated < freed.size + room, "the old segment keeps the room: \(freed)")
+
+        // The verdict goes into the room of the segment it is in, past its size bound, without starting another.
+        while try allocation(second).size < 4_096 {
+            _ = try journal.append(type: "source", fields: [("detail", .string(String(repeating: "f", count: 1_000)))])
+        }
+        let count = directory.segments(path).count
+        let verdict = try journal.append(type: "verdict", fields: [("outcome", "authentic")], room: .use(bytes: room))
+        #expect(directory.segments(path).count == count)
+        #expect(try journal.events(after: verdict.seq - 1) == [verdict])
+        #expect(filler > 0)
+    }
+
     @Test func seqKeepsGrowingAcrossRestarts() throws {
         let directory = try ScratchDirectory("scanjournal-test")
         let path = directory.path + "/journal"

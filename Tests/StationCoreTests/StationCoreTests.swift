@@ -187,6 +187,31 @@ struct StationCoreTests {
         }
     }
 
+    /// 64 KiB of serial noise gave 535 warning lines: a handheld scanner's read errors are logged at most once a minute,
+    /// with the count held back, while clients still get every `read_error`; a tag's, one per tap, are all logged.
+    @Test func aHandheldScannersReadErrorsAreLoggedAtMostOnceAMinuteWithTheCountHeldBack() async throws {
+        let clock = ManualClock()
+        let logged = LoggedLines()
+        let logger = Logger(level: .warning, environment: [:]) { logged.append($0) }
+        let serial = "serial:/dev/serial/by-id/usb-Scanner-if00"
+        func lines(_ source: String) -> [String] { logged.all.filter { $0.contains("read error on \(source): ") } }
+        try await Station.run(api: nil, logger: logger, now: { clock.now }) { station, events in
+            for index in 0..<535 {
+                station.core.receive(.readError(ReadFailure(source: serial, medium: .serial, reason: .invalidUTF8, detail: "byte \(index)")))
+            }
+            for _ in 0..<3 {
+                station.core.receive(.readError(ReadFailure(source: "nfc:R", medium: .nfc, reason: .removedDuringRead, detail: "gone")))
+            }
+            while events.all.filter({ $0["type"] == "read_error" }).count < 538 { _ = try await events.next("read_error") }
+            #expect(lines(serial) == ["sealtrust-scand: warning: read error on \(serial): invalid_utf8: byte 0\n"], "\(lines(serial))")
+            #expect(lines("nfc:R").count == 3)
+            clock.advance(by: .seconds(60))
+            station.core.receive(.readError(ReadFailure(source: serial, medium: .serial, reason: .invalidUTF8, detail: "byte 535")))
+            _ = try await events.next("read_error")
+            #expect(lines(serial).last?.hasSuffix("byte 535 (and 534 more read errors since the last one logged)\n") == true, "\(lines(serial))")
+        }
+    }
+
     /// `status` names the station, the token state and, once a source has scanned, when it last did.
     @Test func statusNamesTheStationTheTokenAndEachSourcesLastScan() async throws {
         try await Station.run(api: nil) { station, events in
@@ -232,7 +257,7 @@ struct StationCoreTests {
             var french = Station.options(api: nil, directory: station.directory)
             french.language = .fr
             french.maxClients = 9
-            #expect(station.core.reconfigure(french) == ["max-clients"])
+            #expect(try station.core.reconfigure(french) == ["max-clients"])
             station.core.verify(raw: "plain text", requestID: nil, from: client)
             let inFrench = try await events.scanAndVerdict().verdict
             #expect(inFrench["message"] == "Ce code n'est pas un code SealTrust.")

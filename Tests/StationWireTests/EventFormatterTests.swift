@@ -36,6 +36,21 @@ import Testing
         #expect(scan.contains("#-9.3e+18 scan"))
     }
 
+    /// U+202E (right-to-left override) in a scanned string made the terminal show what followed it reversed: each
+    /// bidirectional control is an escape too.
+    @Test func bidirectionalControlsAreShownAsEscapes() throws {
+        var formatter = EventFormatter()
+        let raw = "https://x.example/\u{202E}fdp.exe\u{2066}\u{2069}\u{200F}\u{061C}"
+        let scan = JSON.object([
+            ("type", "scan"), ("seq", 3), ("at", "2026-12-01T10:00:00.000Z"), ("scan_id", "s1"),
+            ("source", "hid:scanner"), ("code", "foreign"), ("raw", .string(raw)),
+        ])
+        let formatted = formatter.line(for: scan)
+        let line = try #require(formatted)
+        #expect(line.contains(#"https://x.example/\u202efdp.exe\u2066\u2069\u200f\u061c"#), "\(line.debugDescription)")
+        #expect(TerminalText.escaped("\u{202A}\u{202D}\u{200E}\u{2067}\u{2068}") == #"\u202a\u202d\u200e\u2067\u2068"#)
+    }
+
     @Test func textWithoutControlsIsLeftAsItIs() {
         #expect(TerminalText.escaped("ünïcödé ✓ \\x1b") == "ünïcödé ✓ \\x1b")
     }

@@ -2,7 +2,8 @@ import JSONCore
 import StationWire
 
 /// sealtrust-scanctl's human output (`watch`, `replay`, `verify`, `status`): whatever the daemon sends, no line
-/// holds a control character (C0, DEL, C1), so no event can move the cursor, ring the bell or forge a line.
+/// holds a control character (C0, DEL, C1) or a bidirectional control (U+202E...), so no event can move the cursor,
+/// ring the bell, forge a line or reorder what the terminal shows.
 ///
 /// The input is read two ways, both through one formatter (a `scan` before its `verdict` is remembered):
 /// as a JSON message when it parses, and as an event built from its bytes, split at each 0x00 into the
@@ -42,6 +43,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let escaped = TerminalText.escaped(text)
     check(!escaped.unicodeScalars.contains(where: isControl), "TerminalText.escaped left a control character")
     if !text.unicodeScalars.contains(where: isControl) { check(escaped == text, "text without a control character was changed") }
+    check(TerminalText.containsControl(text) == text.unicodeScalars.contains(where: isControl), "containsControl disagrees")
     return 0
 }
 
@@ -54,4 +56,5 @@ func show(_ message: JSON, with formatter: inout EventFormatter) {
 
 func isControl(_ scalar: Unicode.Scalar) -> Bool {
     scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        || [0x061C, 0x200E, 0x200F].contains(scalar.value) || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
 }

@@ -90,13 +90,14 @@ public final class SandboxAPI: Sendable {
         _ = try await admin("POST", "reset", json: [:])
     }
 
-    /// Makes the next `count` requests under `path` (all of them until reset when nil) slow, replaced, or dropped.
+    /// Makes the next `count` requests under `path` (all of them until reset when nil) slow, replaced, or dropped;
+    /// `hold`: each waits until `release()` (at most a minute) before it goes on.
     public func fault(
         path: String, delay: Double? = nil, status: Int? = nil, body: String? = nil, count: Int? = nil,
         contentType: String? = nil, headers: [String: String] = [:], closeConnection: Bool = false,
-        lingerAfterAnswer: Double? = nil, method: String? = nil
+        lingerAfterAnswer: Double? = nil, method: String? = nil, hold: Bool = false
     ) async throws {
-        var spec: [String: Any] = ["path": path, "headers": headers, "close": closeConnection]
+        var spec: [String: Any] = ["path": path, "headers": headers, "close": closeConnection, "hold": hold]
         spec["linger_s"] = lingerAfterAnswer
         spec["delay_s"] = delay
         spec["status"] = status
@@ -105,6 +106,11 @@ public final class SandboxAPI: Sendable {
         spec["content_type"] = contentType
         spec["method"] = method
         _ = try await admin("POST", "fault", json: spec)
+    }
+
+    /// Lets every request a `hold` fault holds go on.
+    public func release() async throws {
+        _ = try await admin("POST", "release", json: [:])
     }
 
     /// The rate-limit window length, in seconds.

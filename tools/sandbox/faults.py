@@ -1,4 +1,5 @@
-"""Faults tests inject by path prefix: a delay, a replaced answer, a dropped connection, or a late close."""
+"""Faults tests inject by path prefix: a delay, a hold until released, a replaced answer, a dropped connection, or a
+late close."""
 
 import threading
 from dataclasses import dataclass, field
@@ -16,6 +17,8 @@ class Fault:
     linger_s: float = 0.0        # answer, then hold the connection this long without reading, then close it
     method: str | None = None    # only requests with this method; any when None
     remaining: int | None = None  # None: until reset
+    hold: bool = False           # wait (at most a minute) until the test releases it: work held at a point it controls
+    released: threading.Event = field(default_factory=threading.Event)
 
     @classmethod
     def from_json(cls, spec: dict) -> "Fault":
@@ -41,6 +44,7 @@ class Fault:
             linger_s=float(spec.get("linger_s") or 0.0),
             method=spec.get("method"),
             remaining=count,
+            hold=bool(spec.get("hold", False)),
         )
 
 
@@ -48,14 +52,24 @@ class Faults:
     def __init__(self):
         self._lock = threading.Lock()
         self._faults = []
+        self._taken_holds = []   # hold faults used up, whose requests may still wait
 
     def add(self, fault: Fault):
         with self._lock:
             self._faults.append(fault)
 
     def clear(self):
+        self.release()
         with self._lock:
             self._faults.clear()
+
+    def release(self):
+        """Lets every held request go on, and those that a hold fault takes later."""
+        with self._lock:
+            held = [fault for fault in self._faults if fault.hold] + self._taken_holds
+            self._taken_holds = []
+        for fault in held:
+            fault.released.set()
 
     def take(self, method: str, path: str):
         """The first fault (in the order added) for this request, used up by one."""
@@ -67,5 +81,7 @@ class Faults:
                     fault.remaining -= 1
                     if fault.remaining == 0:
                         self._faults.remove(fault)
+                        if fault.hold:
+                            self._taken_holds.append(fault)
                 return fault
         return None

@@ -92,6 +92,9 @@ class Sandbox:
             if route == ("POST", "fault"):
                 self.faults.add(Fault.from_json(body))
                 return Reply.json(200, {"fault": body})
+            if route == ("POST", "release"):
+                self.faults.release()
+                return Reply.json(200, {"released": True})
             if route == ("POST", "window"):
                 seconds = float(body["seconds"])
                 if seconds <= 0:
@@ -179,6 +182,8 @@ class Handler(BaseHTTPRequestHandler):
         generation = self.sandbox.generation
         fault = self.sandbox.faults.take(request.method, path)
         if fault is not None:
+            if fault.hold:
+                fault.released.wait(60)
             if fault.delay_s > 0:
                 time.sleep(fault.delay_s)
             if fault.close or generation != self.sandbox.generation:
