@@ -69,12 +69,23 @@ public struct JournalCursor: Sendable {
             var lineStart = 0
             while lineStart <= lastNewline {
                 let lineEnd = bytes[lineStart...].firstIndex(of: 0x0A)!
-                take(bytes[lineStart..<lineEnd], at: offset + lineStart, path: path, limit: limit, into: &events)
+                if lineHoldsNothingAfterStart {
+                    line += 1
+                } else {
+                    take(bytes[lineStart..<lineEnd], at: offset + lineStart, path: path, limit: limit, into: &events)
+                }
                 lineStart = lineEnd + 1
             }
             offset += lastNewline + 1
         }
         return events
+    }
+
+    /// A line's seq is at most its segment's first seq plus its index, so the lines up to `start` are passed over
+    /// unparsed: a replay from late in a long segment costs the server's loop a scan for newlines, not a parse of
+    /// every line before it.
+    private var lineHoldsNothingAfterStart: Bool {
+        segmentFirstSeq <= start && UInt64(line) <= start - segmentFirstSeq
     }
 
     private mutating func take(
