@@ -41,7 +41,9 @@ let package = Package(
             pkgConfig: "zbar",
             providers: [.apt(["libzbar-dev"])]
         ),
-        .target(name: "QRScanner", dependencies: ["CZBar", "POSIXSupport"]),
+        // zxing-cpp (libzxing-dev) reads QR codes as cameras see them; C++ behind a few C functions, in this target alone.
+        .target(name: "CZXing", linkerSettings: [.linkedLibrary("ZXing")]),
+        .target(name: "QRScanner", dependencies: ["CZBar", "CZXing", "POSIXSupport"]),
 
         // Handheld scanners: keyboard-wedge (evdev) and USB-serial (CDC-ACM).
         // The evdev ioctls (variadic in C) in a C target of their own; no library to link.
