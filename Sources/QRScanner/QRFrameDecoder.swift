@@ -3,20 +3,20 @@
 /// The passes run in the order of the codes they read per millisecond on real photographs
 /// (`make bench-qr`, docs/qr.md), each only when the ones before found nothing:
 /// 1. zxing-cpp over the whole frame: most codes, at the lowest cost;
-/// 2. finder patterns at half resolution with light and dark swapped; zbar scans the region of each
-///    triple that shows a timing pattern: light-on-dark codes, which neither library reads;
-/// 3. zbar over the whole frame, as libzbar's default does it, so no code it reads is lost; only where
+/// 2. zbar over the whole frame, as libzbar's default does it, so no code it reads is lost; only where
 ///    three distinct dark-on-light finder patterns are in view (zbar reads nothing with fewer), and on a
 ///    live stream at a bounded cadence (`FullScanCadence`);
-/// 4. the full-resolution finder triples squared up on their three finders (one affine map), or twice
-///    the size for modules of 3 pixels or less: tilted and bent codes both libraries miss.
+/// 3. the full-resolution finder triples squared up on their three finders (one affine map), or twice
+///    the size for modules of 3 pixels or less: tilted and bent codes both libraries miss;
+/// 4. finder patterns at half resolution with light and dark swapped; zbar scans the region of each
+///    triple that shows a timing pattern: light-on-dark codes, which neither library reads.
 /// On a live stream, the pass that read the last frame goes first (the next frame most likely shows the
-/// same code the same way), and pass 4 tries one region a frame: the next frame is another chance.
+/// same code the same way), and passes 3 and 4 try one region a frame: the next frame is another chance.
 /// Not thread-safe: one per decoding thread.
 public final class QRFrameDecoder {
     /// The passes, in the order they run.
     public enum Pass: String, CaseIterable, Sendable {
-        case zxing, lightOnDark, wholeFrame, squaredUp
+        case zxing, wholeFrame, squaredUp, lightOnDark
     }
 
     private let scanner = ZBarImageScanner()
@@ -27,9 +27,9 @@ public final class QRFrameDecoder {
     private var lastPayloads: [[UInt8]] = []
     /// The pass that read the last decoded frame, on a live stream.
     private var lastReadingPass: Pass?
-    /// Regions zbar tries per pass and frame in pass 4, the most often crossed first. On a live stream the next
-    /// frame is a new chance: a failed attempt on a bent or half-covered code costs 20 ms.
-    private let squaredRegions: Int
+    /// Regions zbar tries per frame in passes 3 and 4, the most often crossed first. On a live stream the
+    /// next frame is a new chance: a failed attempt on a bent, dense or half-covered code costs 20 ms and more.
+    private let regionsPerPass: Int
     /// The current frame's half-size copy and its credible dark-on-light finder patterns (at full-resolution
     /// scale), made once however many passes need them.
     private var half: GreyPlane?
@@ -43,7 +43,7 @@ public final class QRFrameDecoder {
     public init(skippingUnchangedFrames: Bool = false) {
         changes = skippingUnchangedFrames ? FrameChangeDetector() : nil
         fullScans = skippingUnchangedFrames ? FullScanCadence() : nil
-        squaredRegions = skippingUnchangedFrames ? 1 : FinderTriples.maximumRegions
+        regionsPerPass = skippingUnchangedFrames ? 1 : FinderTriples.maximumRegions
     }
 
     /// The bytes of each QR code in the frame (`width * height` luma bytes, row by row), each once, as the
@@ -100,7 +100,7 @@ public final class QRFrameDecoder {
                 TimingPattern.isPlausible($0, in: luma, width: width, height: height)
             }
             // Two scans a region, each of an image larger than the region.
-            return decodeRegions(regions, limit: squaredRegions) { region in
+            return decodeRegions(regions, limit: regionsPerPass) { region in
                 if region.module <= 3, let found = self.scan(GreyPlane(region.area, of: luma, width: width).doubled()) {
                     return found
                 }
@@ -143,7 +143,7 @@ public final class QRFrameDecoder {
         return finders
     }
 
-    /// Pass 2: finder patterns on the frame at half size with light and dark swapped.
+    /// Pass 4: finder patterns on the frame at half size with light and dark swapped.
     private func lightOnDarkPass(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
         guard let plane = halved(luma, width: width, height: height)?.inverted() else { return [] }
         let finders = plane.pixels.withUnsafeBufferPointer { locator.locate($0, width: plane.width, height: plane.height) }
@@ -152,7 +152,7 @@ public final class QRFrameDecoder {
                 TimingPattern.isPlausible($0, in: pixels, width: plane.width, height: plane.height)
             }
         }
-        return decodeRegions(regions, limit: FinderTriples.maximumRegions) { region in
+        return decodeRegions(regions, limit: regionsPerPass) { region in
             let full = region.area.scaled(by: 2, within: width, height)
             return self.scan(GreyPlane(full, of: luma, width: width).inverted()) ?? self.scan(plane.cropped(to: region.area))
         }

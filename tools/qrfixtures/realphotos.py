@@ -15,7 +15,10 @@ Shift-JIS (not only 26 and 31, which realqr/README.md names), one GB2312. So a n
 its bytes in each charset a code may use, "|" between them (bytes in another charset are a misread).
 Everything is seeded: every run writes the same bytes.
 
-usage: /usr/bin/python3 tools/qrfixtures/realphotos.py REALQR_DIR OUTDIR [frames|rotations|live|all]
+  turns      (tests) the photos named on the command line (CATEGORY/NAME), each at every angle from 0 to 345
+
+usage: /usr/bin/python3 tools/qrfixtures/realphotos.py REALQR_DIR OUTDIR [realqr|webcam|rotations|live|all]
+       /usr/bin/python3 tools/qrfixtures/realphotos.py REALQR_DIR OUTDIR turns CATEGORY/NAME...
 
 OUTDIR/SET/manifest.tsv        file, expected payload (hex, "|" between the charsets it may be in), category
 OUTDIR/held/manifest.tsv       stream, expected payload (hex), category, first frame with the code
@@ -106,20 +109,34 @@ def write_set(out, folder, rows):
 
 
 def frames(realqr, out):
+    write_set(out, "realqr", [(frame_name(c, n), grey(p), e, c) for c, n, p, e in photos(realqr)])
+
+
+def webcam(realqr, out):
     all_photos = photos(realqr)
-    write_set(out, "realqr", [(frame_name(c, n), grey(p), e, c) for c, n, p, e in all_photos])
     write_set(out, "webcam", [(frame_name(c, n), fitted(grey(p), WEBCAM_SIZES[i % 3]), e, "%dx%d" % WEBCAM_SIZES[i % 3])
                               for i, (c, n, p, e) in enumerate(all_photos)])
+
+
+def turned(image, angle):
+    return image.rotate(angle, resample=Image.BICUBIC, expand=True, fillcolor=int(numpy.asarray(image).mean()))
+
+
+def turns(realqr, out, named):
+    rows = []
+    for category, name, path, expected in photos(realqr):
+        if "%s/%s" % (category, name) in named:
+            image = grey(path)
+            rows += [(frame_name(category, name).replace(".pgm", "-%03d.pgm" % angle), turned(image, angle), expected, "%03d" % angle)
+                     for angle in range(0, 360, 15)]
+    write_set(out, "turns", rows)
 
 
 def rotations(realqr, out):
     rows = []
     for index, (category, name, path, expected) in enumerate(photos(realqr)):
-        image = grey(path)
         angle = 15 * (index % 24)
-        background = int(numpy.asarray(image).mean())
-        turned = image.rotate(angle, resample=Image.BICUBIC, expand=True, fillcolor=background)
-        rows.append((frame_name(category, name), turned, expected, "%03d" % angle))
+        rows.append((frame_name(category, name), turned(grey(path), angle), expected, "%03d" % angle))
     write_set(out, "rotated", rows)
 
 
@@ -148,8 +165,12 @@ def live(realqr, out, every=10):
 def main():
     realqr, out = sys.argv[1], sys.argv[2]
     what = sys.argv[3] if len(sys.argv) > 3 else "all"
-    if what in ("frames", "all"):
+    if what == "turns":
+        turns(realqr, out, sys.argv[4:])
+    if what in ("realqr", "all"):
         frames(realqr, out)
+    if what in ("webcam", "all"):
+        webcam(realqr, out)
     if what in ("rotations", "all"):
         rotations(realqr, out)
     if what in ("live", "all"):
