@@ -11,7 +11,8 @@
 /// 4. finder patterns at half resolution with light and dark swapped; zbar scans the region of each
 ///    triple that shows a timing pattern: light-on-dark codes, which neither library reads.
 /// On a live stream, the pass that read the last frame goes first (the next frame most likely shows the
-/// same code the same way), and passes 3 and 4 try one region a frame: the next frame is another chance.
+/// same code the same way), and passes 3 and 4 run every other frame, not while a code is likely in view,
+/// and try one region: the next frame is another chance.
 /// Not thread-safe: one per decoding thread.
 public final class QRFrameDecoder {
     /// The passes, in the order they run.
@@ -35,6 +36,9 @@ public final class QRFrameDecoder {
     private var half: GreyPlane?
     private var marks: [FinderPatternLocator.Finder]?
     private var full: [FinderPatternLocator.Finder]?
+    /// On a stream, passes 3 and 4 run on every other decoded frame: a camera panning over a scene changes
+    /// every frame, and the next one is another chance.
+    private var ownPassesDue = true
 
     /// `skippingUnchangedFrames`: the frames are a live stream. A frame that has not changed
     /// since the last one decoded gives that one's payloads again without being decoded, the
@@ -61,7 +65,7 @@ public final class QRFrameDecoder {
         }
         var payloads: [[UInt8]] = []
         var readingPass: Pass?
-        for pass in passes ?? passOrder() {
+        for pass in passes ?? passOrder() where isDue(pass) {
             for payload in run(pass, luma, width: width, height: height) where !payloads.contains(payload) {
                 payloads.append(payload)
             }
@@ -70,7 +74,10 @@ public final class QRFrameDecoder {
                 break
             }
         }
-        if changes != nil { lastReadingPass = readingPass }
+        if changes != nil {
+            lastReadingPass = readingPass
+            ownPassesDue.toggle()
+        }
         lastPayloads = payloads
         return payloads
     }
@@ -80,6 +87,19 @@ public final class QRFrameDecoder {
     private func passOrder() -> [Pass] {
         guard let first = lastReadingPass, first != .wholeFrame else { return Pass.allCases }
         return [first] + Pass.allCases.filter { $0 != first }
+    }
+
+    /// Whether a pass runs on this frame: always on single frames; on a stream, zbar's whole-frame pass only when
+    /// its cadence may let it (its finder search is skipped otherwise), passes 3 and 4 every other frame and not
+    /// while a code another pass read is likely still in view (a dense code's many finder-like marks cost 50 to
+    /// 180 ms to pair), unless one of them read the last frame.
+    private func isDue(_ pass: Pass) -> Bool {
+        guard changes != nil else { return true }
+        switch pass {
+        case .zxing: return true
+        case .wholeFrame: return fullScans?.mayBeDue ?? true
+        case .squaredUp, .lightOnDark: return pass == lastReadingPass || (ownPassesDue && fullScans?.codeLikelyInView == false)
+        }
     }
 
     private func run(_ pass: Pass, _ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
