@@ -41,7 +41,9 @@ let package = Package(
             pkgConfig: "zbar",
             providers: [.apt(["libzbar-dev"])]
         ),
-        .target(name: "QRScanner", dependencies: ["CZBar", "POSIXSupport"]),
+        // zxing-cpp (libzxing-dev) reads QR codes as cameras see them; C++ behind a few C functions, in this target alone.
+        .target(name: "CZXing", linkerSettings: [.linkedLibrary("ZXing")]),
+        .target(name: "QRScanner", dependencies: ["CZBar", "CZXing", "POSIXSupport"]),
 
         // Handheld scanners: keyboard-wedge (evdev) and USB-serial (CDC-ACM).
         // The evdev ioctls (variadic in C) in a C target of their own; no library to link.
@@ -134,7 +136,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Harness"], path: "Tests/TestSupport"),
         .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "TestSupport"]),
         .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "TestSupport"]),
-        .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "CZBar", "TestSupport"]),
+        .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "CZBar", "CZXing", "TestSupport"]),
         .target(name: "SystemdTestSupport", dependencies: ["POSIXSupport", "TestSupport"], path: "Tests/SystemdTestSupport"),
         .testTarget(name: "SystemdSupportTests", dependencies: ["POSIXSupport", "SystemdSupport", "SystemdTestSupport", "TestSupport", "notify-probe"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),

@@ -13,7 +13,8 @@ out=${FUZZ_OUT:-.build/fuzz}
 mkdir -p "$out/modules" "$out/bin"
 common=(-O -sanitize=fuzzer,address -swift-version 6 -package-name sealtrust_scand
     -I "$out/modules" -I Sources/CZBar -I Sources/CCurl -I Sources/CMicroHTTPD -I Sources/CMosquitto -Xcc -I -Xcc Sources/CPCSCLite/include
-    -Xcc -fmodule-map-file="$out/modules/CPCSCLite.modulemap" -Xcc -fmodule-map-file="$out/modules/CLinuxInput.modulemap")
+    -Xcc -fmodule-map-file="$out/modules/CPCSCLite.modulemap" -Xcc -fmodule-map-file="$out/modules/CLinuxInput.modulemap"
+    -Xcc -fmodule-map-file="$out/modules/CZXing.modulemap")
 
 # The C target's module map, as SwiftPM makes it, and its one C file.
 if [[ ! -f $out/modules/CPCSCLite.o || Sources/CPCSCLite/pci.c -nt $out/modules/CPCSCLite.o ]]; then
@@ -29,6 +30,14 @@ if [[ ! -f $out/modules/CLinuxInput.o || Sources/CLinuxInput/evdev_ioctl.c -nt $
     clang -O1 -c -I Sources/CLinuxInput/include Sources/CLinuxInput/evdev_ioctl.c -o "$out/modules/CLinuxInput.o"
 fi
 
+# zxing-cpp's C surface (a C++ file), with the fuzzer's coverage and AddressSanitizer: its code reads the frames.
+if [[ ! -f $out/modules/CZXing.o || Sources/CZXing/CZXing.cpp -nt $out/modules/CZXing.o ]]; then
+    printf 'module CZXing {\n    header "%s/Sources/CZXing/include/CZXing.h"\n    export *\n}\n' "$PWD" \
+        >"$out/modules/CZXing.modulemap"
+    clang++ -O1 -std=c++17 -fsanitize=fuzzer-no-link,address -c -I Sources/CZXing/include Sources/CZXing/CZXing.cpp \
+        -o "$out/modules/CZXing.o"
+fi
+
 # A module is rebuilt when one of its sources, or a module listed before it, is newer than its object.
 build_module() {
     local name=$1 newest=$2 object=$out/modules/$1.o
@@ -39,6 +48,7 @@ build_module() {
         CMosquitto) return ;;  # a system library: its module map is in Sources/CMosquitto
         CPCSCLite) return ;;   # built above
         CLinuxInput) return ;; # built above
+        CZXing) return ;;      # built above
     esac
     if [[ -f $object && -z $(find "Sources/$name" ${newest:+"$newest"} -newer "$object" -print -quit) ]]; then
         return
@@ -65,6 +75,7 @@ for target in "$@"; do
             CMosquitto) libraries+=(-lmosquitto) ;;
             CPCSCLite) objects+=("$out/modules/CPCSCLite.o"); libraries+=(-lpcsclite) ;;
             CLinuxInput) objects+=("$out/modules/CLinuxInput.o") ;;
+            CZXing) objects+=("$out/modules/CZXing.o"); libraries+=(-lZXing -lstdc++) ;;
             *) objects+=("$out/modules/$module.o"); newest=$out/modules/$module.o ;;
         esac
     done

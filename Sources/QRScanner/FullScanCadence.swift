@@ -8,7 +8,7 @@
 /// and out; or a code whose first views were unreadable) is scanned again every `repeatAfter` frames.
 struct FullScanCadence {
     static let gap = 4
-    static let repeatAfter = 15
+    static let repeatAfter = 45
     static let quietAfterCode = 15
     static let memory = 15
 
@@ -22,6 +22,17 @@ struct FullScanCadence {
         framesSinceCode = withCode ? 0 : framesSinceCode + 1
     }
 
+    /// False while no whole-frame scan can run, whatever the frame shows: the marks need not be looked for.
+    var mayBeDue: Bool {
+        framesSinceScan >= Self.gap && !codeLikelyInView
+    }
+
+    /// A code read in the last `quietAfterCode` frames is likely still in view: a frame no cheap pass reads
+    /// most likely shows it blurred or half out of view, and a scan would only find it again.
+    var codeLikelyInView: Bool {
+        framesSinceCode < Self.quietAfterCode
+    }
+
     /// True when a whole-frame scan may run now, on a frame with these finder-like marks; it then counts as run.
     mutating func mayScan(marks: [FinderPatternLocator.Finder]) -> Bool {
         // A hand's shake or a slow pan moves a mark by a few modules between frames.
@@ -29,7 +40,7 @@ struct FullScanCadence {
         recentMarks.append(marks)
         if recentMarks.count > Self.memory { recentMarks.removeFirst() }
         let wait = FinderTriples.distinct(new).count >= 2 ? Self.gap : Self.repeatAfter
-        guard framesSinceScan >= wait, framesSinceCode >= Self.quietAfterCode else { return false }
+        guard framesSinceScan >= wait, !codeLikelyInView else { return false }
         framesSinceScan = 0
         return true
     }

@@ -13,12 +13,6 @@ final class ZBarImageScanner {
         zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
     }
 
-    /// Scan every n-th row and column (1, zbar's default, scans them all).
-    func setDensity(_ density: Int32) {
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, density)
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, density)
-    }
-
     deinit {
         zbar_image_scanner_destroy(scanner)
     }

@@ -53,6 +53,51 @@ enum Fixtures {
         }
     }()
 
+    /// A frame made from a photo of ../shared/fixtures/realqr: the bytes it may hold (a text's in each charset
+    /// that can hold it) and its category (tools/qrfixtures/realphotos.py).
+    struct PhotoFrame: Sendable {
+        let image: URL
+        let expected: [[UInt8]]
+        let category: String
+    }
+
+    /// Each real photo as one grey frame, as a webcam gives it.
+    static let realPhotos: [PhotoFrame] = realPhotoSet("realqr", [])
+
+    /// A few real photos the decoder reads upright, each turned by every multiple of 15 degrees.
+    static let turnedPhotos: [PhotoFrame] = realPhotoSet("turns", ["qrcode-1/1", "qrcode-3/01", "qrcode-4/01"])
+
+    private static func realPhotoSet(_ set: String, _ arguments: [String]) -> [PhotoFrame] {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("qrphotos-\(set)-\(getpid())")
+        try? FileManager.default.removeItem(at: out)
+        let photos = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/realqr").path
+        run("/usr/bin/python3", [packageRoot.appendingPathComponent("tools/qrfixtures/realphotos.py").path, photos, out.path, set] + arguments)
+        return table(out.appendingPathComponent(set)).map { fields in
+            PhotoFrame(image: URL(fileURLWithPath: fields[0]), expected: fields[1].split(separator: "|").map { bytes(hex: String($0)) }, category: fields[2])
+        }
+    }
+
+    /// Codes whose bytes must come through unchanged (tools/qrfixtures/qrfixtures.py's `exact`): the name, the image, the bytes.
+    static let exact: [String: (image: URL, expected: [UInt8])] = {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("qrexact-\(getpid())")
+        try? FileManager.default.removeItem(at: out)
+        run("/usr/bin/python3", [packageRoot.appendingPathComponent("tools/qrfixtures/qrfixtures.py").path, out.path, "exact"])
+        var cases: [String: (image: URL, expected: [UInt8])] = [:]
+        for fields in table(out.appendingPathComponent("exact")) {
+            cases[fields[2]] = (URL(fileURLWithPath: fields[0]), bytes(hex: fields[1]))
+        }
+        return cases
+    }()
+
+    /// A manifest.tsv's rows: the file (as a path in `folder`), then the other fields.
+    private static func table(_ folder: URL) -> [[String]] {
+        let manifest = (try? String(contentsOf: folder.appendingPathComponent("manifest.tsv"), encoding: .utf8)) ?? ""
+        return manifest.split(separator: "\n").map { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            return [folder.appendingPathComponent(fields[0]).path] + fields.dropFirst()
+        }
+    }
+
     static func bytes(hex: String) -> [UInt8] {
         var bytes: [UInt8] = []
         var index = hex.startIndex

@@ -45,6 +45,11 @@ if arguments.first == "--live" {
     playLive(Array(arguments.dropFirst()))
     exit(0)
 }
+var passes: [QRFrameDecoder.Pass]?
+if arguments.first == "--pass" {
+    passes = arguments[1].split(separator: ",").map { QRFrameDecoder.Pass(rawValue: String($0))! }
+    arguments.removeFirst(2)
+}
 let still = arguments.first == "--still"
 if still { arguments.removeFirst() }
 guard arguments.count >= 2, let repeatCount = Int(arguments[0]), repeatCount > 0 else {
@@ -61,7 +66,7 @@ for path in arguments.dropFirst() {
     let start = threadCPUMilliseconds()
     image.pixels.withUnsafeBufferPointer { pixels in
         for _ in 0..<repeatCount {
-            payloads = decoder.decode(luma: pixels, width: image.width, height: image.height)
+            payloads = decoder.decode(luma: pixels, width: image.width, height: image.height, passes: passes)
         }
     }
     let milliseconds = threadCPUMilliseconds() - start

@@ -1,10 +1,12 @@
 #!/usr/bin/python3
-"""Runs the three decoders on the same frames, one core each in turn, and prints the tables.
+"""Runs the decoders on the same frames, one core each in turn, and prints the tables.
 
-usage: /usr/bin/python3 bench/qr/report.py FIXTURES_DIR REPEAT ours=CMD ours-still=CMD zbar=CMD zxing=CMD
+usage: /usr/bin/python3 bench/qr/report.py FIXTURES_DIR REPEAT ours=CMD ours-still=CMD zbar=CMD zxing=CMD zxing-current=CMD
 ours-still is this module with unchanged frames skipped, each frame given REPEAT times: a still scene.
 Each CMD (a program and its options, split on spaces) prints, per frame: path, milliseconds per decode,
-payloads in hex (bench/qr/*_loop). The live-camera figures come from `ours --live` on FIXTURES_DIR/live.
+payloads in hex (bench/qr/*_loop, zxing_current.py). The live-camera figures come from `ours --live` on
+FIXTURES_DIR/live and FIXTURES_DIR/held; what each pass reads on its own from `ours --pass NAME`.
+First the real photographs (tools/qrfixtures/realphotos.py: the set that decides), then the generated sets.
 """
 import os
 import subprocess
@@ -27,6 +29,103 @@ def decode(command, repeat, frames):
 def manifest(folder):
     with open(os.path.join(folder, "manifest.tsv")) as lines:
         return [line.rstrip("\n").split("\t") for line in lines]
+
+
+def reads(expected, payloads):
+    """The real-photo manifests give a text's bytes in each charset it may be in, "|" between them."""
+    return any(alternative in payloads for alternative in expected.split("|"))
+
+
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+PHOTO_SETS = [("realqr", "each photo one grey frame, longest side at most 1280"),
+              ("webcam", "each photo fitted into a webcam's frame"),
+              ("rotated", "each photo turned by 15 degrees times its index")]
+PASSES = ["zxing", "wholeFrame", "squaredUp", "lightOnDark"]
+
+
+def real_photos(fixtures, decoders):
+    """Codes read per category for each decoder, the two libraries' union, and CPU per frame."""
+    names = [name for name, _ in decoders if name != "ours-still"]
+    everything = {name: [] for name in names}
+    outcome = {}
+    for folder, description in PHOTO_SETS:
+        rows = manifest(os.path.join(fixtures, folder))
+        frames = [os.path.join(fixtures, folder, row[0]) for row in rows]
+        results = {name: decode(command, 1, frames) for name, command in decoders if name in names}
+        outcome[folder] = (rows, results)
+        print()
+        print("real photographs, %s (%s, %d frames): codes read per category, median ms of CPU a frame" % (folder, description, len(rows)))
+        print("%-12s" % "category" + "".join("%15s" % name for name in names) + "%12s" % "libs union"
+              + "   ours/best lib   ours/union")
+        categories = in_order(row[2] for row in rows)
+        totals = {name: 0 for name in names + ["union"]}
+        for category in categories + ["total"]:
+            chosen = [row for row in rows if category in (row[2], "total")]
+            read = {name: sum(1 for frame, expected, _ in chosen if reads(expected, results[name][frame][1])) for name in names}
+            read["union"] = sum(1 for frame, expected, _ in chosen
+                                if reads(expected, results["zbar"][frame][1]) or reads(expected, results["zxing"][frame][1]))
+            best = max(read["zbar"], read["zxing"])
+            print("%-12s" % category + "".join("%11d/%-3d" % (read[name], len(chosen)) for name in names) + "%8d/%-3d" % (read["union"], len(chosen))
+                  + "   %13.2f   %10.2f" % (read["ours"] / best if best else 1.0, read["ours"] / read["union"] if read["union"] else 1.0))
+        cost = {name: median(results[name][row[0]][0] for row in rows) for name in names}
+        print("%-12s" % "median ms" + "".join("%15.2f" % cost[name] for name in names) + "   ours/zxing %.2f" % (cost["ours"] / cost["zxing"]))
+        for name in names:
+            everything[name] += [results[name][row[0]][0] for row in rows]
+        wrong = [(name, row[0]) for name in names for row in rows if any(p not in row[1].split("|") for p in results[name][row[0]][1])]
+        for name, frame in wrong:
+            print("note: %s read a payload that is not the one printed in %s" % (name, frame))
+        for name in ("ours",):
+            missed = [row[0] for row in rows if not reads(row[1], results[name][row[0]][1])
+                      and any(reads(row[1], results[other][row[0]][1]) for other in names)]
+            print("missed by ours, read by another (%d): %s" % (len(missed), " ".join(m.replace(".pgm", "") for m in missed)))
+    cost = {name: median(times) for name, times in everything.items()}
+    print()
+    print("median ms of CPU a frame over all %d real-photo frames: " % len(everything["ours"])
+          + ", ".join("%s %.2f" % (name, cost[name]) for name in names) + "; ours/zxing %.2f" % (cost["ours"] / cost["zxing"]))
+    return outcome
+
+
+def passes(fixtures, command, outcome):
+    """Each pass of ours on its own on the real photographs: codes read, codes neither library reads, cost."""
+    print()
+    print("each pass of ours on its own, over the three real-photo sets: codes read, codes neither library reads,")
+    print("mean ms a frame, and codes read per ms; the decoder runs them in this order, each only where the ones before read nothing")
+    print("%-14s%8s%14s%10s%12s" % ("pass", "reads", "adds to libs", "ms", "codes/ms"))
+    for name in PASSES:
+        read = added = 0
+        milliseconds = []
+        for folder, _ in PHOTO_SETS:
+            rows, results = outcome[folder]
+            frames = [os.path.join(fixtures, folder, row[0]) for row in rows]
+            alone = decode(command + " --pass " + name, 1, frames)
+            for frame, expected, _ in rows:
+                milliseconds.append(alone[frame][0])
+                if reads(expected, alone[frame][1]):
+                    read += 1
+                    added += not (reads(expected, results["zbar"][frame][1]) or reads(expected, results["zxing"][frame][1]))
+        mean = sum(milliseconds) / len(milliseconds)
+        print("%-14s%8d%14d%10.2f%12.3f" % (name, read, added, mean, read / (mean * len(milliseconds))))
+
+
+def held(fixtures, command):
+    """Real photos held in view at 1280x720 and 30 fps: CPU share and frames from appearing to the scan."""
+    rows = manifest(os.path.join(fixtures, "held"))
+    streams = [os.path.join(fixtures, "held", row[0]) for row in rows]
+    print()
+    print("real photos held in view, 1280x720 Y4M at 30 fps (5 empty frames, then 30 with the code): share of one core,")
+    print("frames from the code's appearance to its scan (never: not read on the stream)")
+    for line in run(command, ["--live"] + streams):
+        path, frames, share, seen = line.split("\t")
+        name, expected, category, appears = next(row for row in rows if row[0] == os.path.basename(path))
+        firsts = dict(item.rsplit("@", 1) for item in seen.split(",")) if seen else {}
+        first = [int(firsts[alternative]) for alternative in expected.split("|") if alternative in firsts]
+        delay = first[0] - int(appears) if first else "never"
+        print("%-28s CPU %5.1f%%   delay %s" % (name, 100 * float(share), delay))
 
 
 def in_order(values):
@@ -169,9 +268,14 @@ def robustness(fixtures, decoders):
 def main():
     fixtures, repeat = sys.argv[1], int(sys.argv[2])
     decoders = [argument.split("=", 1) for argument in sys.argv[3:]]
+    outcome = real_photos(fixtures, decoders)
+    passes(fixtures, dict(decoders)["ours"], outcome)
+    held(fixtures, dict(decoders)["ours"])
+    print()
+    print("the generated sets (tools/qrfixtures): the second set")
     bench_costs(fixtures, repeat, decoders)
     realistic(fixtures, decoders)
-    live(fixtures, dict(decoders)["ours"], [(name, command) for name, command in decoders if name in ("zbar", "zxing")])
+    live(fixtures, dict(decoders)["ours"], [(name, command) for name, command in decoders if name in ("zbar", "zxing", "zxing-current")])
     robustness(fixtures, decoders)
 
 

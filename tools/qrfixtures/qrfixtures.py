@@ -5,11 +5,12 @@ Nothing generated here is committed: the tests and the benchmark run this into
 a temporary directory. Codes come from the `qrencode` tool; PIL places them in
 frames. Everything is seeded, so every run writes the same bytes.
 
-usage: /usr/bin/python3 tools/qrfixtures/qrfixtures.py OUTDIR [robustness|bench|streams|all]
+usage: /usr/bin/python3 tools/qrfixtures/qrfixtures.py OUTDIR [robustness|bench|streams|exact|all]
 
 OUTDIR/robustness/manifest.tsv   file, expected payload (hex), description
 OUTDIR/bench/manifest.tsv        file, expected payload (hex, empty: no code), description
 OUTDIR/streams/manifest.json     one entry per stream: what a reader should report
+OUTDIR/exact/manifest.tsv        file, expected payload (hex), description
 """
 import io
 import json
@@ -25,10 +26,12 @@ GS1_LINK = "https://id.gs1.org/01/09506000134352"
 SEALTRUST_SERIAL = "https://sealtrust.io/s/ST-2F8K3Q9X?gtin=03701234567890"
 
 
-def qr_modules(payload: bytes, level="M", version=None, eight_bit=True):
-    """The code as a PIL image with one pixel per module and no quiet zone."""
+def qr_modules(payload: bytes, level="M", version=None, eight_bit=True, kanji=False):
+    """The code as a PIL image with one pixel per module and no quiet zone; `kanji`: Shift-JIS in Kanji mode."""
     command = ["qrencode", "-o", "-", "-t", "PNG", "-s", "1", "-m", "0", "-l", level]
-    if eight_bit:
+    if kanji:
+        command.append("-k")
+    elif eight_bit:
         command.append("-8")
     if version is not None:
         command += ["-v", str(version)]
@@ -36,9 +39,9 @@ def qr_modules(payload: bytes, level="M", version=None, eight_bit=True):
     return Image.open(io.BytesIO(png)).convert("RGBA").convert("L")
 
 
-def card(payload: bytes, module_px: int, level="M", version=None, quiet=4):
+def card(payload: bytes, module_px: int, level="M", version=None, quiet=4, kanji=False):
     """The code printed on white paper with its quiet zone, modules of `module_px` pixels."""
-    modules = qr_modules(payload, level, version)
+    modules = qr_modules(payload, level, version, kanji=kanji)
     side = modules.width * module_px
     code = modules.resize((side, side), Image.NEAREST)
     paper = Image.new("L", (side + 2 * quiet * module_px,) * 2, 255)
@@ -326,12 +329,32 @@ def streams(outdir):
         json.dump(manifest, out, indent=1, ensure_ascii=False)
 
 
+RESERVED_URL = "https://sealtrust.io/s/a:b/c?d=e&f=g;h@i!j$k'l(m)n*o+p,q[r]s#t%2F"
+
+
+def exact(outdir):
+    """Frames whose bytes must come through unchanged: every byte value in binary mode, Shift-JIS text in
+    Kanji mode, a URL with every reserved character (RFC 3986's gen-delims and sub-delims)."""
+    folder = os.path.join(outdir, "exact")
+    os.makedirs(folder, exist_ok=True)
+    cases = [("binary", bytes(range(256)), False),
+             ("shift-jis", "今度のバージョンでは文章の暗号化ができます".encode("shift_jis"), True),
+             ("reserved-url", RESERVED_URL.encode(), False)]
+    with open(os.path.join(folder, "manifest.tsv"), "w") as manifest:
+        for name, payload, kanji in cases:
+            paper = card(payload, 4, kanji=kanji)
+            frame = Image.new("L", (640, 480), 200)
+            frame.paste(paper, ((640 - paper.width) // 2, (480 - paper.height) // 2))
+            write_pgm(os.path.join(folder, name + ".pgm"), frame)
+            manifest.write("%s\t%s\t%s\n" % (name + ".pgm", payload.hex(), name))
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     outdir = sys.argv[1]
     which = sys.argv[2] if len(sys.argv) > 2 else "all"
-    for name, make in (("robustness", robustness), ("bench", bench), ("streams", streams)):
+    for name, make in (("robustness", robustness), ("bench", bench), ("streams", streams), ("exact", exact)):
         if which in (name, "all"):
             make(outdir)
 
