@@ -62,7 +62,7 @@ func checkMessage(_ line: String) {
     }
     if let detail = message.detail {
         let oldest = oldestKeptSeq(inDetail: detail)
-        let after = detail.range(of: "oldest kept is ").map { detail[$0.upperBound...].utf8.prefix { (0x30...0x39).contains($0) } }
+        let after = detail.firstRange(of: "oldest kept is ").map { detail[$0.upperBound...].utf8.prefix { (0x30...0x39).contains($0) } }
         check(oldest == after.flatMap { UInt64(Substring($0)) }, "oldest kept \(String(describing: oldest)) from \(detail.debugDescription)")
     }
     let command = StationCommand(.verify(raw: line), id: message.type)
