@@ -222,7 +222,19 @@ struct HostileClientTests {
         let rig = try StationRig()
         let station = try await rig.connect()
         defer { station.close() }
-        _ = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "before")
+        // The kiosk has passed the earlier verdict on before the stream resumes: else it comes as the first live
+        // event, which is right, but not what this test looks at.
+        let watcher = try HTTPProbe(port: rig.kiosk.port)
+        #expect(watcher.get("/events") && watcher.readHead()?.status == 200)
+        var watching = false
+        while !watching, let event = watcher.nextEvent() {
+            watching = event.name == "station" && event.data.contains("online")
+        }
+        let (_, before) = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "before")
+        let beforeID = String(before["seq"]?.integerValue ?? -1)
+        var seen = false
+        while !seen, let event = watcher.nextEvent() { seen = event.id == beforeID }
+        #expect(seen, "the kiosk passed on the verdict before the resume")
         let stream = try HTTPProbe(port: rig.kiosk.port)
         #expect(stream.get("/events", headers: ["Last-Event-ID: \(lastEventID)"]))
         #expect(stream.readHead()?.status == 200)
