@@ -29,6 +29,12 @@ struct HostileClientTests {
         // journal's end, which the daemon answers after reading the segment up to there.
         _ = try await MetricsTests.metrics(port: port) { $0["sealtrust_journal_last_seq"] != nil }
         let idle = rig.kiosk.resident()
+        // The same verifies without the flood: how quick this machine is at the moment (shared cores are slow).
+        let calm = Flood()
+        calm.done.store(true, ordering: .releasing)
+        let (calmRoundTrips, _, _) = LocalClient(socketPath: rig.socketPath, until: calm).wait()
+        // A flood that held the daemon's loop (a replay read line by line) cost seconds where the calm took ms.
+        let bound = max(.seconds(1), (calmRoundTrips.max() ?? .zero) * 10)
         let flood = Flood()
 
         // 300 resumes from the journal's start, each socket closed right after its request; on a thread of its own,
@@ -48,7 +54,7 @@ struct HostileClientTests {
         #expect(flood.sent.load(ordering: .relaxed) == 300)
 
         #expect(failures.isEmpty, "a local client was refused during the flood: \(failures.prefix(3))")
-        #expect(roundTrips.allSatisfy { $0 < .seconds(1) }, "verify round trips: \(roundTrips)")
+        #expect(roundTrips.allSatisfy { $0 < bound }, "verify round trips: \(roundTrips), without the flood: \(calmRoundTrips)")
         // The status client itself, and the bridge's feed and one shared replay at most.
         #expect(clientsSeen.allSatisfy { $0 <= 3 }, "the daemon's clients during the flood: \(clientsSeen)")
         #expect(!clientsSeen.isEmpty)
