@@ -62,4 +62,6 @@ let group = ServiceGroup(
         }))
 group.runBlockingMainThread()
 withExtendedLifetime(server) {}
-exit(0)
+// `_exit`, not `exit`: exit-time destructors would run while libmicrohttpd's threads may still run
+// (sealtrust-scand's main.swift says why); every log line is written (stderr is unbuffered).
+_exit(0)
