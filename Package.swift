@@ -81,7 +81,7 @@ let package = Package(
         .executableTarget(name: "sealtrust-scanctl", dependencies: ["JSONCore", "StationWire", "POSIXSupport", "ProductVersion"]),
 
         // A client of the daemon's socket for bridges: lines, commands, replay with reconnects.
-        .target(name: "StationClient", dependencies: ["JSONCore", "POSIXSupport"]),
+        .target(name: "StationClient", dependencies: ["JSONCore", "StationWire", "POSIXSupport"]),
         // The MQTT bridge: a client of the socket that publishes through libmosquitto; its logic in a library, for the
         // tests and fuzz/mqtt, and a thin executable.
         .systemLibrary(
@@ -101,7 +101,7 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
-        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "JSONCore", "StationClient", "Lifecycle"]),
+        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "JSONCore", "StationWire", "StationClient", "Lifecycle"]),
         .executableTarget(name: "sealtrust-kiosk", dependencies: ["KioskBridge", "Lifecycle", "ProductVersion", "SystemdSupport"]),
 
         // What the tests and benchmarks drive: child processes, the sandbox API, the virtual tag, a private
@@ -109,7 +109,7 @@ let package = Package(
         .target(name: "Harness", dependencies: ["POSIXSupport", "HandheldScanner"], path: "tools/Harness"),
         // Headless Chromium over the DevTools pipe, raw HTTP probes and a daemon-plus-bridge station, for the
         // kiosk's tests and its benchmark.
-        .target(name: "KioskHarness", dependencies: ["Harness", "JSONCore", "StationClient"], path: "tools/KioskHarness"),
+        .target(name: "KioskHarness", dependencies: ["Harness", "JSONCore", "StationWire", "StationClient"], path: "tools/KioskHarness"),
 
         // Benchmarks (`make bench-…`), each beside its reference; never shipped.
         // `make bench-nfc`: tap-to-URL latency beside bench/nfc/pcsc_read.c, on the virtual tag.
@@ -130,7 +130,7 @@ let package = Package(
         ),
 
         // `make bench-kiosk`: from a verdict to the page showing it, through the DevTools protocol (mk/kiosk.mk).
-        .executableTarget(name: "kiosk-bench", dependencies: ["KioskHarness", "JSONCore", "StationClient"], path: "bench/kiosk"),
+        .executableTarget(name: "kiosk-bench", dependencies: ["KioskHarness", "JSONCore", "StationWire", "StationClient"], path: "bench/kiosk"),
 
         // Probes the tests run as child processes.
         // A stand-in service that drives SystemdSupport, for its tests.
@@ -140,7 +140,7 @@ let package = Package(
 
         // Tests and what they share.
         .target(name: "TestSupport", dependencies: ["Harness"], path: "Tests/TestSupport"),
-        .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "TestSupport"]),
+        .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "JSONCore", "TestSupport"]),
         .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "TestSupport"]),
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "CZBar", "CZXing", "TestSupport"]),
         .target(name: "SystemdTestSupport", dependencies: ["POSIXSupport", "TestSupport"], path: "Tests/SystemdTestSupport"),
@@ -158,7 +158,7 @@ let package = Package(
         .testTarget(name: "ScanJournalTests", dependencies: ["JSONCore", "ScanJournal", "TestSupport"]),
         .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "JSONCore", "POSIXSupport", "ScanJournal", "TestSupport"]),
         .target(name: "BridgeTestSupport", dependencies: ["TestSupport", "SystemdTestSupport"], path: "Tests/BridgeTestSupport"),
-        .testTarget(name: "StationClientTests", dependencies: ["StationClient", "BridgeTestSupport", "sealtrust-scand"]),
+        .testTarget(name: "StationClientTests", dependencies: ["StationClient", "StationWire", "BridgeTestSupport", "sealtrust-scand"]),
         .testTarget(
             name: "MQTTBridgeTests",
             dependencies: [
@@ -168,7 +168,7 @@ let package = Package(
         .testTarget(
             name: "KioskTests",
             dependencies: [
-                "KioskBridge", "KioskHarness", "Harness", "TestSupport", "SystemdTestSupport", "JSONCore", "StationClient", "sealtrust-kiosk", "sealtrust-scand",
+                "KioskBridge", "KioskHarness", "Harness", "TestSupport", "SystemdTestSupport", "JSONCore", "StationWire", "StationClient", "sealtrust-kiosk", "sealtrust-scand",
             ]
         ),
         .testTarget(

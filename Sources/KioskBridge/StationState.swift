@@ -1,4 +1,5 @@
 import JSONCore
+import StationWire
 import Synchronization
 
 /// What the bridge knows of the daemon, for `/metrics` and `/healthz`: its last `status`, and counts from its events.
@@ -47,7 +48,7 @@ public final class StationState: Sendable {
 
     /// A journaled event: a verdict's latency, which `status` does not keep.
     public func record(event: JSON) {
-        guard event["type"]?.stringValue == "verdict", let latency = event["latency_ms"]?.integerValue else { return }
+        guard MessageType(of: event) == .event(.verdict), let latency = event["latency_ms"]?.integerValue else { return }
         known.withLock { $0.latency.record(milliseconds: latency) }
     }
 
