@@ -86,7 +86,7 @@ public final class StationState: Sendable {
             for source in known.sources.arrayValue ?? [] {
                 guard let id = source["id"]?.stringValue else { continue }
                 out.sample("sealtrust_source_up", [("id", id), ("medium", source["medium"]?.stringValue ?? "")],
-                           source["state"]?.stringValue == "ready" ? 1 : 0)
+                           source["state"]?.stringValue.flatMap(SourceState.init(rawValue:)) == .ready ? 1 : 0)
             }
         }
         out.family("sealtrust_clients", "gauge", "Clients of the daemon's socket, this bridge included.")

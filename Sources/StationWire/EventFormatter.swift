@@ -15,8 +15,8 @@ public struct EventFormatter {
     /// An alert a person must not miss: a copied label (`replay`), a forged one (`invalid_signature`), a theft report.
     public static func isAlert(_ message: JSON) -> Bool {
         guard MessageType(of: message) == .event(.verdict) else { return false }
-        let outcome = message["outcome"]?.stringValue
-        return outcome == "replay" || outcome == "invalid_signature" || message["theft_reported"] == .bool(true)
+        let outcome = message["outcome"]?.stringValue.flatMap(Outcome.init(rawValue:))
+        return outcome == .replay || outcome == .invalidSignature || message["theft_reported"] == .bool(true)
     }
 
     /// The line for one message of the daemon; nil for a message a person need not see (`ack`).

@@ -150,16 +150,17 @@ struct Client {
             guard let outcome = message["outcome"]?.stringValue else {
                 throw DaemonFailure(message: "the daemon broke the protocol: a verdict without an outcome")
             }
-            return Self.exitStatus(outcome: outcome, theftReported: message["theft_reported"] == .bool(true))
+            return Self.exitStatus(outcome: Outcome(rawValue: outcome), theftReported: message["theft_reported"] == .bool(true))
         }
     }
 
-    /// A theft report never passes; `identified` has a status of its own, so that no script takes it for proof.
-    static func exitStatus(outcome: String, theftReported: Bool) -> Int32 {
+    /// A theft report never passes; `identified` has a status of its own, so that no script takes it for proof. An
+    /// outcome this build does not know (nil) passes neither.
+    static func exitStatus(outcome: Outcome?, theftReported: Bool) -> Int32 {
         switch outcome {
         case _ where theftReported: ExitStatus.otherOutcome
-        case "authentic": ExitStatus.done
-        case "identified": ExitStatus.identified
+        case .authentic: ExitStatus.done
+        case .identified: ExitStatus.identified
         default: ExitStatus.otherOutcome
         }
     }
