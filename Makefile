@@ -15,7 +15,9 @@ build: deps
 
 # The hardware tests share their pcscd's two virtual readers, so tests run one at a time. Each test process
 # runs a pcscd of its own (scripts/private-pcscd.sh); the machine's pcscd must be the same process afterwards.
+# Every target declares the package's modules it imports (scripts/declared-imports.py).
 test: deps test-sandbox
+	./scripts/declared-imports.py $(SWIFT)
 	$(SWIFT) build --build-tests
 	./scripts/leaves-system-pcscd-alone.sh $(SWIFT) test --no-parallel
 

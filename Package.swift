@@ -57,25 +57,31 @@ let package = Package(
         .target(name: "SystemdSupport", dependencies: ["POSIXSupport"]),
         // The service group: start in order, signals on a thread of their own, stop in reverse order, systemd told.
         .target(name: "Lifecycle", dependencies: ["POSIXSupport", "SystemdSupport"]),
-        .target(name: "VerdictSocket", dependencies: ["ScanJournal", "StationWire", "POSIXSupport", "Lifecycle"]),
+        .target(name: "VerdictSocket", dependencies: ["JSONCore", "ScanJournal", "StationWire", "POSIXSupport", "Lifecycle"]),
+        // What the command line and the configuration file set, and the files they name, read as the daemon reads them:
+        // apart from the core, so that fuzz/config builds few modules.
+        .target(name: "DaemonConfiguration", dependencies: ["HandheldScanner", "SealTrustKit", "StationWire", "POSIXSupport"]),
         // The station core: sources in, one scan and one verdict per string read, every event journaled then published.
         .target(
             name: "StationCore",
             dependencies: [
-                "SealTrustKit", "NFCReader", "QRScanner", "HandheldScanner", "ScannerDevices", "ScanJournal", "VerdictSocket",
-                "StationWire", "POSIXSupport", "Lifecycle", "ProductVersion",
+                "JSONCore", "SealTrustKit", "NFCReader", "QRScanner", "HandheldScanner", "ScannerDevices", "ScanJournal", "VerdictSocket",
+                "StationWire", "POSIXSupport", "Lifecycle", "ProductVersion", "DaemonConfiguration",
             ]
         ),
 
         // Thin executables.
         .executableTarget(
             name: "sealtrust-scand",
-            dependencies: ["StationCore", "Lifecycle", "SystemdSupport", "ProductVersion", "POSIXSupport", "StationWire"]
+            dependencies: [
+                "StationCore", "DaemonConfiguration", "ScanJournal", "VerdictSocket", "Lifecycle", "SystemdSupport", "ProductVersion",
+                "POSIXSupport", "StationWire",
+            ]
         ),
-        .executableTarget(name: "sealtrust-scanctl", dependencies: ["StationWire", "POSIXSupport", "ProductVersion"]),
+        .executableTarget(name: "sealtrust-scanctl", dependencies: ["JSONCore", "StationWire", "POSIXSupport", "ProductVersion"]),
 
         // A client of the daemon's socket for bridges: lines, commands, replay with reconnects.
-        .target(name: "StationClient", dependencies: ["JSONCore", "POSIXSupport"]),
+        .target(name: "StationClient", dependencies: ["JSONCore", "StationWire", "POSIXSupport"]),
         // The MQTT bridge: a client of the socket that publishes through libmosquitto; its logic in a library, for the
         // tests and fuzz/mqtt, and a thin executable.
         .systemLibrary(
@@ -95,7 +101,7 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
-        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "JSONCore", "StationClient", "Lifecycle"]),
+        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "JSONCore", "StationWire", "StationClient", "Lifecycle"]),
         .executableTarget(name: "sealtrust-kiosk", dependencies: ["KioskBridge", "Lifecycle", "ProductVersion", "SystemdSupport"]),
 
         // What the tests and benchmarks drive: child processes, the sandbox API, the virtual tag, a private
@@ -103,7 +109,7 @@ let package = Package(
         .target(name: "Harness", dependencies: ["POSIXSupport", "HandheldScanner"], path: "tools/Harness"),
         // Headless Chromium over the DevTools pipe, raw HTTP probes and a daemon-plus-bridge station, for the
         // kiosk's tests and its benchmark.
-        .target(name: "KioskHarness", dependencies: ["Harness", "JSONCore", "StationClient"], path: "tools/KioskHarness"),
+        .target(name: "KioskHarness", dependencies: ["Harness", "JSONCore", "StationWire", "StationClient"], path: "tools/KioskHarness"),
 
         // Benchmarks (`make bench-…`), each beside its reference; never shipped.
         // `make bench-nfc`: tap-to-URL latency beside bench/nfc/pcsc_read.c, on the virtual tag.
@@ -124,49 +130,52 @@ let package = Package(
         ),
 
         // `make bench-kiosk`: from a verdict to the page showing it, through the DevTools protocol (mk/kiosk.mk).
-        .executableTarget(name: "kiosk-bench", dependencies: ["KioskHarness", "JSONCore", "StationClient"], path: "bench/kiosk"),
+        .executableTarget(name: "kiosk-bench", dependencies: ["KioskHarness", "JSONCore", "StationWire", "StationClient"], path: "bench/kiosk"),
 
         // Probes the tests run as child processes.
         // A stand-in service that drives SystemdSupport, for its tests.
         .executableTarget(name: "notify-probe", dependencies: ["POSIXSupport", "SystemdSupport"], path: "Tests/Probes/notify-probe"),
         // Appends until killed: the journal's crash test runs it.
-        .executableTarget(name: "journal-writer", dependencies: ["JSONCore", "ScanJournal"], path: "Tests/Probes/journal-writer"),
+        .executableTarget(name: "journal-writer", dependencies: ["ScanJournal"], path: "Tests/Probes/journal-writer"),
 
         // Tests and what they share.
         .target(name: "TestSupport", dependencies: ["Harness"], path: "Tests/TestSupport"),
-        .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "TestSupport"]),
+        .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "JSONCore", "TestSupport"]),
         .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "TestSupport"]),
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "CZBar", "CZXing", "TestSupport"]),
         .target(name: "SystemdTestSupport", dependencies: ["POSIXSupport", "TestSupport"], path: "Tests/SystemdTestSupport"),
         .testTarget(name: "SystemdSupportTests", dependencies: ["POSIXSupport", "SystemdSupport", "SystemdTestSupport", "TestSupport", "notify-probe"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
-        .testTarget(name: "StationWireTests", dependencies: ["StationWire"]),
+        .testTarget(name: "DaemonConfigurationTests", dependencies: ["DaemonConfiguration", "TestSupport"]),
+        .testTarget(name: "StationWireTests", dependencies: ["StationWire", "JSONCore"]),
         .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),
         .testTarget(name: "HandheldScannerTests", dependencies: ["HandheldScanner", "ScannerDevices", "TestSupport"]),
         .testTarget(
             name: "StationCoreTests",
-            dependencies: ["StationCore", "JSONCore", "ScanJournal", "StationWire", "VerdictSocket", "TestSupport"],
+            dependencies: ["StationCore", "DaemonConfiguration", "JSONCore", "ScanJournal", "StationWire", "VerdictSocket", "TestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ScanJournalTests", dependencies: ["JSONCore", "ScanJournal", "TestSupport"]),
-        .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "JSONCore", "POSIXSupport", "ScanJournal", "StationWire", "TestSupport"]),
+        .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "JSONCore", "POSIXSupport", "ScanJournal", "TestSupport"]),
         .target(name: "BridgeTestSupport", dependencies: ["TestSupport", "SystemdTestSupport"], path: "Tests/BridgeTestSupport"),
-        .testTarget(name: "StationClientTests", dependencies: ["StationClient", "BridgeTestSupport", "sealtrust-scand"]),
+        .testTarget(name: "StationClientTests", dependencies: ["StationClient", "StationWire", "BridgeTestSupport", "sealtrust-scand"]),
         .testTarget(
             name: "MQTTBridgeTests",
-            dependencies: ["BridgeTestSupport", "SystemdTestSupport", "ScanJournal", "JSONCore", "MQTTBridge", "sealtrust-scand", "sealtrust-mqtt"]
+            dependencies: [
+                "BridgeTestSupport", "TestSupport", "SystemdTestSupport", "ScanJournal", "JSONCore", "MQTTBridge", "sealtrust-scand", "sealtrust-mqtt",
+            ]
         ),
         .testTarget(
             name: "KioskTests",
             dependencies: [
-                "KioskBridge", "KioskHarness", "TestSupport", "SystemdTestSupport", "JSONCore", "StationClient", "sealtrust-kiosk", "sealtrust-scand",
+                "KioskBridge", "KioskHarness", "Harness", "TestSupport", "SystemdTestSupport", "JSONCore", "StationWire", "StationClient", "sealtrust-kiosk", "sealtrust-scand",
             ]
         ),
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "StationCore", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "HandheldScanner", "POSIXSupport", "TestSupport",
-                "SystemdTestSupport", "ProductVersion", "sealtrust-scand",
+                "JSONCore", "ScanJournal", "HandheldScanner", "POSIXSupport", "TestSupport", "SystemdTestSupport", "ProductVersion",
+                "sealtrust-scand",
             ]
         ),
     ],

@@ -2,8 +2,6 @@
 # Builds libFuzzer targets: fuzz/NAME/main.swift, linked with the modules named in fuzz/NAME/modules.
 # Each module is compiled once, for every target, with the fuzzer's coverage and AddressSanitizer,
 # optimised, and with -enable-testing so that a target may `@testable import` it.
-# An executable target's files (no module of their own to import) are compiled into the entry itself: they are
-# listed in fuzz/NAME/sources, one line of paths.
 # fuzz/Check.swift (the `check` every target's properties use) is compiled into each entry.
 # Usage: fuzz/build.sh NAME...  (the binaries go to .build/fuzz/bin/NAME)
 set -euo pipefail
@@ -63,8 +61,6 @@ for target in "$@"; do
     dir=fuzz/$target
     [[ -f $dir/main.swift && -f $dir/modules ]] || { echo "fuzz: $dir needs main.swift and modules" >&2; exit 2; }
     read -r -a modules <"$dir/modules"
-    sources=()
-    [[ -f $dir/sources ]] && read -r -a sources <"$dir/sources"
     objects=() libraries=() newest=
     for module in "${modules[@]}"; do
         build_module "$module" "$newest"
@@ -80,11 +76,11 @@ for target in "$@"; do
         esac
     done
     binary=$out/bin/$target
-    if [[ -f $binary && -z $(find "$dir/main.swift" fuzz/Check.swift "${sources[@]}" "${objects[@]}" -newer "$binary" -print -quit) ]]; then
+    if [[ -f $binary && -z $(find "$dir/main.swift" fuzz/Check.swift "${objects[@]}" -newer "$binary" -print -quit) ]]; then
         continue
     fi
     echo "fuzz: linking $target"
     # The gold linker warns about ASan's local symbols on every link; the warnings say nothing about us.
-    "$swiftc" "${common[@]}" -parse-as-library -module-name "fuzz_${target//-/_}" "$dir/main.swift" fuzz/Check.swift "${sources[@]}" \
+    "$swiftc" "${common[@]}" -parse-as-library -module-name "fuzz_${target//-/_}" "$dir/main.swift" fuzz/Check.swift \
         "${objects[@]}" "${libraries[@]}" -o "$binary" 2> >(grep -v "ld.gold: warning: Cannot export local symbol" >&2)
 done

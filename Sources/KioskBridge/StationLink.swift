@@ -1,5 +1,6 @@
 import Lifecycle
 import StationClient
+import StationWire
 
 /// The bridge's side of the daemon's socket: every journaled event to the hub, the daemon's `status` to the
 /// metrics, and reconnection by itself (StationFeed resumes by `replay`, so a daemon restart loses nothing).
@@ -8,7 +9,7 @@ public struct StationLink: Service {
     let hub: EventHub
     let station: StationState
     let log: KioskLog
-    static let statusID = "kiosk-status"
+    static let askStatus = ClientCommand(id: "kiosk-status", action: .status)
     static let statusInterval = Duration.seconds(5)
 
     public init(socketPath: String, hub: EventHub, station: StationState, log: KioskLog) {
@@ -28,7 +29,7 @@ public struct StationLink: Service {
             group.addTask {
                 // The daemon's counters change without events too (clients, sources): ask now and then.
                 while !Task.isCancelled {
-                    try? feed.send(StationCommand(.status, id: Self.statusID))
+                    try? feed.send(Self.askStatus)
                     try? await Task.sleep(for: Self.statusInterval)
                 }
             }
@@ -72,16 +73,16 @@ public struct StationLink: Service {
                 station.greeted(sources: hello.message.json["sources"])
                 station.setReachable(true)
                 hub.setOnline(true)
-                try? feed.send(StationCommand(.status, id: Self.statusID))
+                try? feed.send(Self.askStatus)
             case .event(let event):
                 guard let seq = event.seq else { continue }
                 // The streams first: once /metrics or /state shows an event, a page that opens its stream then
                 // gets nothing older (a test that waited for the metrics saw the event as live).
-                hub.publish(seq: seq, frame: EventFrame.journaled(seq: seq, type: event.type, line: event.line))
+                hub.publish(seq: seq, frame: EventFrame.journaled(seq: seq, type: event.type.name, line: event.line))
                 station.record(event: event.json)
-                if event.type != "scan" { try? feed.send(StationCommand(.status, id: Self.statusID)) }
+                if event.type != .event(.scan) { try? feed.send(Self.askStatus) }
             case .answer(let answer):
-                if answer.type == "status" { station.record(status: answer.json) }
+                if answer.type == .status { station.record(status: answer.json) }
             case .lost(let range):
                 log.warning("events \(range.lowerBound) to \(range.upperBound) were removed from the daemon's journal before they were read")
             case .journalBehind(_, let newest):

@@ -1,4 +1,5 @@
 import JSONCore
+import StationWire
 import Synchronization
 
 /// What the bridge knows of the daemon, for `/metrics` and `/healthz`: its last `status`, and counts from its events.
@@ -47,7 +48,7 @@ public final class StationState: Sendable {
 
     /// A journaled event: a verdict's latency, which `status` does not keep.
     public func record(event: JSON) {
-        guard event["type"]?.stringValue == "verdict", let latency = event["latency_ms"]?.integerValue else { return }
+        guard MessageType(of: event) == .event(.verdict), let latency = event["latency_ms"]?.integerValue else { return }
         known.withLock { $0.latency.record(milliseconds: latency) }
     }
 
@@ -85,7 +86,7 @@ public final class StationState: Sendable {
             for source in known.sources.arrayValue ?? [] {
                 guard let id = source["id"]?.stringValue else { continue }
                 out.sample("sealtrust_source_up", [("id", id), ("medium", source["medium"]?.stringValue ?? "")],
-                           source["state"]?.stringValue == "ready" ? 1 : 0)
+                           source["state"]?.stringValue.flatMap(SourceState.init(rawValue:)) == .ready ? 1 : 0)
             }
         }
         out.family("sealtrust_clients", "gauge", "Clients of the daemon's socket, this bridge included.")

@@ -1,5 +1,6 @@
 import Lifecycle
 import StationClient
+import StationWire
 import Synchronization
 
 /// Brings resuming streams the events they missed, through one connection to the daemon at a time.
@@ -102,19 +103,19 @@ public final class StreamResumer: Service, Sendable {
         let seam = connection.hello.lastSeq
         guard since < seam else { return ([], seam) }
         // Live events are not wanted here: the hub has them. Replayed events are the answer to `replay`, never filtered.
-        guard (try? connection.send(StationCommand(.watch([]), id: Self.quietID))) != nil else { return nil }
+        guard (try? connection.send(ClientCommand(id: .string(Self.quietID), action: .watch([])))) != nil else { return nil }
         var quiet = false
         var kept = ReplayWindow(byteLimit: Self.replayBytes, countLimit: EventHub.heldLimit)
         var sinceLastCheck = 0
         while let message = await connection.next() {
             progress.messages.add(1, ordering: .relaxed)
             if !quiet {
-                quiet = message.type == "ack" && message.id == Self.quietID
-                if quiet, (try? connection.send(StationCommand(.replay(since: since), id: Self.replayID))) == nil { return nil }
+                quiet = message.type == .ack && message.id == Self.quietID
+                if quiet, (try? connection.send(ClientCommand(id: .string(Self.replayID), action: .replay(since: since)))) == nil { return nil }
                 continue
             }
             if let seq = message.seq {
-                kept.append(seq: seq, type: message.type, line: message.line)
+                kept.append(seq: seq, type: message.type.name, line: message.line)
                 if seq >= seam { return finished(kept, since: since, seam: seam) }
                 sinceLastCheck += 1
                 if sinceLastCheck == Self.clientCheckInterval {
@@ -123,11 +124,11 @@ public final class StreamResumer: Service, Sendable {
                     if batch.allSatisfy(\.isFinished) { return nil }
                 }
             } else if message.id == Self.replayID {
-                if message.type == "error", message.code == "not_available" {
+                if message.type == .error, message.code == ErrorCode.notAvailable.rawValue {
                     log.warning("pages resumed after event \(since), which the daemon's journal no longer holds: they continue live")
                     return (kept.events, seam)
                 }
-                if message.type == "ack" { return finished(kept, since: since, seam: seam) }
+                if message.type == .ack { return finished(kept, since: since, seam: seam) }
             }
         }
         return nil

@@ -4,6 +4,7 @@ import JSONCore
 import Lifecycle
 import POSIXSupport
 import StationClient
+import StationWire
 import Synchronization
 import SystemdSupport
 
@@ -18,6 +19,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
     let name = "bridge"
     static let windowCapacity = 1_000
     static let statusInterval: Duration = .seconds(60)
+    static let askStatus = ClientCommand(id: "sealtrust-mqtt-status", action: .status)
     static let saveInterval: Duration = .seconds(1)
     /// The retained status follows a moving `acked_seq` every this many seconds.
     static let ackedStatusEvery: Int64 = 5
@@ -88,7 +90,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
                 }
                 tellSystemd()
                 LogLine.notice("daemon of station \(hello.station.printable) connected at seq \(hello.lastSeq); reading from seq \(since + 1)")
-                try? feed.send(StationCommand(.status, id: "sealtrust-mqtt-status"))
+                try? feed.send(Self.askStatus)
             case .event(let event):
                 guard let seq = event.seq else { continue }
                 status.withLock { $0.newestSeq = max($0.newestSeq, seq) }
@@ -102,7 +104,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
                 LogLine.error("the daemon's journal ends at seq \(newest), below the acknowledged seq \(asked): it was replaced; publishing it from seq 1")
                 window.rebase(to: 0)
             case .answer(let message):
-                guard message.type == "status", case .object(let members) = message.json else { continue }
+                guard message.type == .status, case .object(let members) = message.json else { continue }
                 status.withLock { $0.daemonFields = members.filter { $0.0 != "type" && $0.0 != "id" } }
                 publishStatus()
             case .disconnected(let error, let retryIn):
@@ -139,7 +141,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
                     do { try await Task.sleep(for: .milliseconds(10)) } catch { return false }
                     continue
                 case .refused(let error):
-                    LogLine.error("cannot publish event seq \(seq) (\(event.type.printable)): \(error); it is skipped")
+                    LogLine.error("cannot publish event seq \(seq) (\(event.type.name.printable)): \(error); it is skipped")
                     window.skip(through: seq)
                     return true
                 }
@@ -189,7 +191,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
             sinceStatus += Self.saveInterval
             if sinceStatus >= Self.statusInterval {
                 sinceStatus = .zero
-                try? feed.send(StationCommand(.status, id: "sealtrust-mqtt-status"))
+                try? feed.send(Self.askStatus)
                 publishStatus()
             } else if acknowledged != lastPublished, sinceStatus.components.seconds % Self.ackedStatusEvery == 0 {
                 // A consumer learns of events lost at the end of a burst from `acked_seq`: no later event shows that gap.

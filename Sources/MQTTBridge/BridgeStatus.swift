@@ -1,4 +1,4 @@
-import StationClient
+import JSONCore
 
 /// What the bridge knows of itself and the daemon, for `STATUS=` and the retained status.
 struct BridgeStatus: Sendable {
@@ -7,7 +7,7 @@ struct BridgeStatus: Sendable {
     var daemon = "connecting"
     var daemonOnline = false
     /// The daemon's last `status` answer, without `type` and `id`.
-    var daemonFields: [(String, StationJSON)] = []
+    var daemonFields: [(String, JSON)] = []
     var newestSeq: UInt64 = 0
     /// From the daemon's `hello` (its `status` answer may not carry it).
     var station = ""
@@ -30,15 +30,15 @@ struct BridgeStatus: Sendable {
 
     /// The retained status: `{"state":"online", ...the daemon's status fields, "acked_seq":.., "lag":..}`.
     func payload(acknowledged: UInt64, replays: Replayer.Progress) -> String {
-        var members: [(String, StationJSON)] = [("state", "online"), ("station", .string(station))]
+        var members: [(String, JSON)] = [("state", "online"), ("station", .string(station))]
         members += daemonFields.filter { !["state", "station", "acked_seq", "lag", "daemon", "replay"].contains($0.0) }
         members.append(("daemon", .string(daemonOnline ? "connected" : daemon)))
         members.append(("acked_seq", .int(Int64(clamping: acknowledged))))
         members.append(("lag", .int(Int64(clamping: lag(acknowledged: acknowledged)))))
-        var replay: [(String, StationJSON)] = [("answered", .int(Int64(replays.answered))), ("republished", .int(Int64(replays.republished))),
+        var replay: [(String, JSON)] = [("answered", .int(Int64(replays.answered))), ("republished", .int(Int64(replays.republished))),
                                                ("waiting", .int(Int64(replays.waiting)))]
         if let current = replays.current { replay.append(("sending", .string(current))) }
         members.append(("replay", .object(replay)))
-        return StationJSON.object(members).encoded()
+        return JSON.object(members).encoded()
     }
 }

@@ -1,3 +1,5 @@
+import StationWire
+
 /// The topics of outputs.md: `<prefix>/<station>/event/<type>` and `<prefix>/<station>/status`, and the gap repair's
 /// `<prefix>/<station>/replay` and `<prefix>/<station>/replay/answer`.
 struct Topics: Sendable {
@@ -15,7 +17,7 @@ struct Topics: Sendable {
     var replay: String { "\(prefix)/\(station)/replay" }
     var replayAnswer: String { "\(prefix)/\(station)/replay/answer" }
 
-    func event(_ type: String) -> String { "\(prefix)/\(station)/event/\(Topics.level(type))" }
+    func event(_ type: MessageType) -> String { "\(prefix)/\(station)/event/\(Topics.level(type.name))" }
 
     /// Everything `watch` follows: every station's events, replay answers and status.
     static func watched(prefix: String) -> [String] {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import JSONCore
 
 /// Everything that depends on the wire contract (sealtrust-api.md): paths,
 /// methods, limits, who carries a token, request fields and answer fields.
@@ -43,7 +44,7 @@ enum APIContract {
     // MARK: Requests
 
     static func verifyScan(url: String, latitude: Double?, longitude: Double?) -> Request {
-        var members: [(String, JSONValue)] = [("url", .string(url))]
+        var members: [(String, JSON)] = [("url", .string(url))]
         if let latitude, let longitude, latitude.isFinite, longitude.isFinite {
             members += [("latitude", .double(latitude)), ("longitude", .double(longitude))]
         }
@@ -87,7 +88,7 @@ enum APIContract {
     }
 
     static func completeClaim(ticketID: String, nonce: String, purchaseCode: String?) -> Request {
-        var members: [(String, JSONValue)] = [("ticket_id", .string(ticketID)), ("nonce", .string(nonce))]
+        var members: [(String, JSON)] = [("ticket_id", .string(ticketID)), ("nonce", .string(nonce))]
         if let purchaseCode {
             members.append(("purchase_code", .string(purchaseCode)))
         }
@@ -102,9 +103,9 @@ enum APIContract {
         Request(method: "GET", pathAndQuery: pathAndQuery, body: nil, bucket: bucket, authorization: authorization)
     }
 
-    private static func post(_ path: String, _ members: [(String, JSONValue)], bucket: Bucket,
+    private static func post(_ path: String, _ members: [(String, JSON)], bucket: Bucket,
                              authorization: Authorization) -> Request {
-        Request(method: "POST", pathAndQuery: path, body: JSONValue.object(members).encoded(), bucket: bucket, authorization: authorization)
+        Request(method: "POST", pathAndQuery: path, body: JSON.object(members).encoded(), bucket: bucket, authorization: authorization)
     }
 
     // MARK: Headers
@@ -123,11 +124,11 @@ enum APIContract {
     // MARK: Answers
 
     /// The `detail` of an error body `{"detail": ...}`; nil for any other body.
-    static func errorDetail(_ body: JSONValue?) -> JSONValue? {
+    static func errorDetail(_ body: JSON?) -> JSON? {
         body?["detail"]
     }
 
-    static func scanVerification(_ answer: JSONValue) throws -> ScanVerification {
+    static func scanVerification(_ answer: JSON) throws -> ScanVerification {
         let fields = try JSONFields(answer, context: "scan verification")
         let statusText = try fields.string("status")
         guard let status = ScanVerification.Status(rawValue: statusText) else {
@@ -147,7 +148,7 @@ enum APIContract {
         )
     }
 
-    static func passport(_ answer: JSONValue) throws -> Passport {
+    static func passport(_ answer: JSON) throws -> Passport {
         let fields = try JSONFields(answer, context: "passport")
         return Passport(
             identifier: try fields.optionalString("identifier"),
@@ -159,7 +160,7 @@ enum APIContract {
         )
     }
 
-    static func proofBundle(_ answer: JSONValue) throws -> ProofBundle {
+    static func proofBundle(_ answer: JSON) throws -> ProofBundle {
         let fields = try JSONFields(answer, context: "proof bundle")
         let anchoring = try fields.optionalObject("anchoring")
         return ProofBundle(
@@ -173,7 +174,7 @@ enum APIContract {
         )
     }
 
-    static func certificate(_ answer: JSONValue) throws -> Certificate {
+    static func certificate(_ answer: JSON) throws -> Certificate {
         let fields = try JSONFields(answer, context: "certificate")
         return Certificate(
             identifier: try fields.optionalString("identifier"),
@@ -186,7 +187,7 @@ enum APIContract {
     }
 
     /// The events as sent; the client orders them.
-    static func historyEvents(_ answer: JSONValue) throws -> [HistoryEvent] {
+    static func historyEvents(_ answer: JSON) throws -> [HistoryEvent] {
         try JSONFields(answer, context: "history").array("events").map { element in
             let event = try JSONFields(element, context: "history event")
             let at = try event.string("at")
@@ -197,7 +198,7 @@ enum APIContract {
         }
     }
 
-    static func claimTicketResponse(_ answer: JSONValue) throws -> ClaimTicketResponse {
+    static func claimTicketResponse(_ answer: JSON) throws -> ClaimTicketResponse {
         let fields = try JSONFields(answer, context: "claim ticket")
         let ticket = try fields.optionalObject("ticket").map {
             ClaimTicket(id: try $0.string("id"), nonce: try $0.string("nonce"), expiresAt: try $0.string("expires_at"))
@@ -205,12 +206,12 @@ enum APIContract {
         return ClaimTicketResponse(ticket: ticket, detail: try fields.optionalString("detail"))
     }
 
-    static func claimCompletion(_ answer: JSONValue) throws -> ClaimCompletion {
+    static func claimCompletion(_ answer: JSON) throws -> ClaimCompletion {
         let fields = try JSONFields(answer, context: "claim completion")
         return ClaimCompletion(txHash: try fields.optionalString("tx_hash"), state: try fields.optionalString("state"))
     }
 
-    static func claimState(_ answer: JSONValue) throws -> ClaimState {
+    static func claimState(_ answer: JSON) throws -> ClaimState {
         let fields = try JSONFields(answer, context: "claim state")
         return ClaimState(id: try fields.optionalString("id"), state: try fields.string("state"))
     }

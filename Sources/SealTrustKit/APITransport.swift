@@ -1,4 +1,5 @@
 import FoundationEssentials
+import JSONCore
 import Synchronization
 
 /// Sends one contract request: token, local limits, headers, the one retry a read may get, and the mapping
@@ -41,19 +42,19 @@ final class APITransport: Sendable {
     }
 
     /// The answer's JSON on 2xx; throws a `SealTrustError` for everything else. The call runs on a thread of its own.
-    func send(_ request: APIContract.Request) async throws -> JSONValue {
+    func send(_ request: APIContract.Request) async throws -> JSON {
         try await BlockingThread.run { deliver in self.send(request, answered: deliver) }.get()
     }
 
     /// The same on the calling thread, which it blocks on the network: the caller's own thread, never one of Swift's
     /// pool. `answered` runs there with the outcome before the pool opens its next connection, so that opening ahead
     /// delays no answer and whatever the caller does next needs no hand-off between threads.
-    func send(_ request: APIContract.Request, answered: (Result<JSONValue, SealTrustError>) -> Void) {
-        answered(Result { () throws(SealTrustError) -> JSONValue in try sendNow(request) })
+    func send(_ request: APIContract.Request, answered: (Result<JSON, SealTrustError>) -> Void) {
+        answered(Result { () throws(SealTrustError) -> JSON in try sendNow(request) })
         pool.replenish()
     }
 
-    private func sendNow(_ request: APIContract.Request) throws(SealTrustError) -> JSONValue {
+    private func sendNow(_ request: APIContract.Request) throws(SealTrustError) -> JSON {
         var headers: [(name: String, value: String)] = [
             ("Host", endpoint.hostHeader),
             APIContract.acceptHeader,
@@ -85,7 +86,7 @@ final class APITransport: Sendable {
     }
 
     /// A read gets one more try, after a short back-off, when the first failed in a way that may pass.
-    private func sendWithRetry(_ bytes: [UInt8], request: APIContract.Request) throws(SealTrustError) -> JSONValue {
+    private func sendWithRetry(_ bytes: [UInt8], request: APIContract.Request) throws(SealTrustError) -> JSON {
         do throws(SealTrustError) {
             return try exchange(bytes, bucket: request.bucket, onlyOnce: !request.isRetriable)
         } catch {
@@ -114,7 +115,7 @@ final class APITransport: Sendable {
     }
 
     /// One request on one connection: a fresh one when it must go `onlyOnce`, never written twice.
-    private func exchange(_ request: [UInt8], bucket: APIContract.Bucket, onlyOnce: Bool) throws(SealTrustError) -> JSONValue {
+    private func exchange(_ request: [UInt8], bucket: APIContract.Bucket, onlyOnce: Bool) throws(SealTrustError) -> JSON {
         let deadline = ContinuousClock.now + timeout
         let connection: CurlConnection
         do throws(TransportFailure) {
@@ -129,8 +130,8 @@ final class APITransport: Sendable {
         return try answer(response, bucket: bucket)
     }
 
-    private func answer(_ response: HTTPResponse, bucket: APIContract.Bucket) throws(SealTrustError) -> JSONValue {
-        let body = try? JSONValue.parse(utf8: response.body)
+    private func answer(_ response: HTTPResponse, bucket: APIContract.Bucket) throws(SealTrustError) -> JSON {
+        let body = try? JSON.parse(utf8: response.body)
         switch response.status {
         case 200...299:
             guard let body else {
@@ -146,7 +147,7 @@ final class APITransport: Sendable {
         }
     }
 
-    private static func apiError(status: Int, body: JSONValue?, retryAfterSeconds: Int?) -> SealTrustError {
+    private static func apiError(status: Int, body: JSON?, retryAfterSeconds: Int?) -> SealTrustError {
         let detail = APIContract.errorDetail(body)
         let code = detail?.stringValue.flatMap(MachineCode.init(detail:))?.code
         return .api(status: status, detail: detail, code: code, retryAfterSeconds: retryAfterSeconds)

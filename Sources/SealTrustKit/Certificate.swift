@@ -1,3 +1,5 @@
+import JSONCore
+
 /// The public certificate of authenticity of an item.
 public struct Certificate: Sendable, Hashable {
     public let identifier: String?
@@ -7,5 +9,5 @@ public struct Certificate: Sendable, Hashable {
     public let issuedAt: String?
     /// An open string (`valid`, `revoked`, ...).
     public let status: String?
-    public let fields: [String: JSONValue]
+    public let fields: [String: JSON]
 }

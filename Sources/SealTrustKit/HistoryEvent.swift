@@ -1,4 +1,5 @@
 import FoundationEssentials
+import JSONCore
 
 /// One event of an item's history (ownership movement, authentication scan, ...).
 public struct HistoryEvent: Sendable, Hashable {
@@ -6,5 +7,5 @@ public struct HistoryEvent: Sendable, Hashable {
     public let kind: String
     public let at: Date
     /// Every field of the event, as raw JSON (`at` as the server wrote it).
-    public let fields: [String: JSONValue]
+    public let fields: [String: JSON]
 }

@@ -1,11 +1,13 @@
+import JSONCore
+
 /// Typed reads of one JSON object's members, failing as the contract says: a
 /// required member missing or of the wrong type is a decoding error, an
 /// optional one absent or null is nil, and unknown members are ignored.
 struct JSONFields {
-    let members: [String: JSONValue]
+    let members: [String: JSON]
     private let context: String
 
-    init(_ value: JSONValue, context: String) throws {
+    init(_ value: JSON, context: String) throws {
         guard case .object(let members) = value else {
             throw SealTrustError.decoding("\(context): expected a JSON object")
         }
@@ -44,7 +46,7 @@ struct JSONFields {
         }
     }
 
-    func array(_ name: String) throws -> [JSONValue] {
+    func array(_ name: String) throws -> [JSON] {
         switch members[name] {
         case nil, .null?: throw missing(name)
         case .array(let elements)?: return elements

@@ -1,3 +1,5 @@
+import JSONCore
+
 /// A digital passport, of an item or of a model (reference).
 public struct Passport: Sendable, Hashable {
     public let identifier: String?
@@ -7,7 +9,7 @@ public struct Passport: Sendable, Hashable {
     public let brand: String?
     public let gtin: String?
     /// Every field of the answer, known ones included, as raw JSON.
-    public let fields: [String: JSONValue]
+    public let fields: [String: JSON]
 }
 
 /// The audiences a passport is served to; none contains another.

@@ -1,3 +1,5 @@
+import JSONCore
+
 /// The proofs behind a passport: content hash, IPFS copy, anchoring on Base, credential.
 public struct ProofBundle: Sendable, Hashable {
     public let dataHash: String?
@@ -8,7 +10,7 @@ public struct ProofBundle: Sendable, Hashable {
     /// The verifiable credential's state, an open string.
     public let credentialState: String?
     /// Every field of the answer, as raw JSON.
-    public let fields: [String: JSONValue]
+    public let fields: [String: JSON]
 }
 
 /// Anchoring on Base. `none` is the absence of information (no anchoring block,

@@ -1,3 +1,5 @@
+import JSONCore
+
 /// The five error cases of the contract, plus the local refusal of a call over its limit.
 public enum SealTrustError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The link carried no usable proof; nothing was sent.
@@ -5,7 +7,7 @@ public enum SealTrustError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An authenticated call with no session token; nothing was sent.
     case notAuthenticated
     /// The API answered 4xx or 5xx. `retryAfterSeconds` is set on 429 (60 when the server gave none).
-    case api(status: Int, detail: JSONValue?, code: String?, retryAfterSeconds: Int?)
+    case api(status: Int, detail: JSON?, code: String?, retryAfterSeconds: Int?)
     /// The answer did not have the expected shape.
     case decoding(String)
     /// The request never completed: DNS, connection, TLS, timeout, proxy, a broken connection.

@@ -1,5 +1,6 @@
 import Glibc
 import POSIXSupport
+import StationWire
 
 /// One connection to the daemon's socket, `hello` already read.
 ///
@@ -31,7 +32,7 @@ public final class StationConnection: Sendable {
         do {
             guard let first else { throw inbox.ending ?? .closedByDaemon }
             guard let message = StationMessage(line: first) else { throw StationClientError.protocolBroken(line: String(first.prefix(200))) }
-            if message.type == "error" { throw StationClientError.refused(code: message.code ?? "error", detail: message.detail ?? "") }
+            if message.type == .error { throw StationClientError.refused(code: message.code ?? "error", detail: message.detail ?? "") }
             guard let hello = StationHello(message), hello.protocolVersion == 1 else {
                 throw StationClientError.protocolBroken(line: String(first.prefix(200)))
             }
@@ -57,8 +58,8 @@ public final class StationConnection: Sendable {
         close()
     }
 
-    public func send(_ command: StationCommand) throws(StationClientError) {
-        try socket.sendAll(Array((command.line + "\n").utf8))
+    public func send(_ command: ClientCommand) throws(StationClientError) {
+        try socket.sendAll(Array((command.json.encoded() + "\n").utf8))
     }
 
     /// The next message; nil once the connection ended (then `ending` says why).

@@ -1,3 +1,4 @@
+import StationWire
 import Synchronization
 
 /// Every journaled event from `since` on, across daemon restarts and lost connections.
@@ -34,7 +35,7 @@ public final class StationFeed: AsyncSequence, Sendable {
     }
 
     /// Sends on the current connection; `closedByDaemon` when there is none.
-    public func send(_ command: StationCommand) throws(StationClientError) {
+    public func send(_ command: ClientCommand) throws(StationClientError) {
         guard let connection = shared.withLock({ $0.connection }) else { throw .closedByDaemon }
         try connection.send(command)
     }
@@ -125,7 +126,7 @@ public final class StationFeed: AsyncSequence, Sendable {
                     queued.append(.journalBehind(asked: lastSeq, newest: newest))
                     lastSeq = 0
                 }
-                try made.send(StationCommand(.replay(since: lastSeq), id: StationFeed.replayID))
+                try made.send(ClientCommand(id: .string(StationFeed.replayID), action: .replay(since: lastSeq)))
                 connection = made
                 feed.adopt(made)
                 newestAtConnect = newest
@@ -142,10 +143,10 @@ public final class StationFeed: AsyncSequence, Sendable {
         private mutating func receive(_ message: StationMessage, on connection: StationConnection) -> StationUpdate? {
             guard let seq = message.seq else {
                 if message.id == StationFeed.replayID {
-                    if message.type == "error", message.code == "not_available" {
+                    if message.type == .error, message.code == ErrorCode.notAvailable.rawValue {
                         return skipRemoved(detail: message.detail ?? "", on: connection)
                     }
-                    if message.type == "ack", message.replayed != nil, !caughtUp {
+                    if message.type == .ack, message.replayed != nil, !caughtUp {
                         caughtUp = true
                         return .caughtUp
                     }
@@ -176,7 +177,7 @@ public final class StationFeed: AsyncSequence, Sendable {
             let gap = lastSeq + 1...oldest - 1
             lastSeq = oldest - 1
             do {
-                try connection.send(StationCommand(.replay(since: lastSeq), id: StationFeed.replayID))
+                try connection.send(ClientCommand(id: .string(StationFeed.replayID), action: .replay(since: lastSeq)))
             } catch {
                 connection.close()
             }
@@ -189,4 +190,10 @@ public final class StationFeed: AsyncSequence, Sendable {
             feed.adopt(nil)
         }
     }
+}
+
+/// The oldest seq a `not_available` answer names ("... (the oldest kept is N)"), when it names one.
+func oldestKeptSeq(inDetail detail: String) -> UInt64? {
+    guard let range = detail.firstRange(of: "oldest kept is ") else { return nil }
+    return UInt64(detail[range.upperBound...].prefix { $0.isNumber })
 }

@@ -1,10 +1,13 @@
+import JSONCore
+import StationWire
+
 /// One line from the daemon: kept byte for byte (`line`), parsed (`json`), with the fields a client routes on.
 public struct StationMessage: Sendable {
     /// Exactly as the daemon sent it, without the newline: what a bridge passes on.
     public let line: String
-    public let json: StationJSON
-    /// `hello`, `source`, `scan`, `read_error`, `verdict`, `ack`, `status`, `error`, or a type added later.
-    public let type: String
+    public let json: JSON
+    /// What the line is; a type added to the protocol later is `unknown`, with its name, for a bridge to pass on.
+    public let type: MessageType
     /// Present on journaled events only.
     public let seq: UInt64?
     /// The command's `id` that this answers, as text (numbers in decimal).
@@ -14,33 +17,17 @@ public struct StationMessage: Sendable {
     /// On `error`: its `code` and `detail`.
     public let code: String?
     public let detail: String?
-}
 
-/// The daemon's greeting, the first line of every connection.
-public struct StationHello: Sendable {
-    public let protocolVersion: Int
-    public let station: String
-    public let version: String
-    /// The newest journaled seq when the connection was made (0 for an empty journal).
-    public let lastSeq: UInt64
-    public let message: StationMessage
-}
-
-/// A command of socket-protocol.md; `id` is echoed in its answer.
-public struct StationCommand: Sendable {
-    public enum Action: Sendable {
-        case watch([String])
-        /// `raw` is sent exactly as given.
-        case verify(raw: String)
-        case status
-        case replay(since: UInt64)
-    }
-
-    public let action: Action
-    public let id: String?
-
-    public init(_ action: Action, id: String? = nil) {
-        self.action = action
-        self.id = id
+    /// nil when the line is not a JSON object with a string `type`.
+    init?(line: String) {
+        guard let json = try? JSON.parse(line), let type = MessageType(of: json) else { return nil }
+        self.line = line
+        self.json = json
+        self.type = type
+        seq = json["seq"]?.integerValue.flatMap { $0 >= 1 ? UInt64($0) : nil }
+        id = json["id"]?.stringValue ?? json["id"]?.integerValue.map { String($0) }
+        replayed = json["replayed"]?.integerValue.flatMap { $0 >= 0 ? Int(exactly: $0) : nil }
+        code = json["code"]?.stringValue
+        detail = json["detail"]?.stringValue
     }
 }

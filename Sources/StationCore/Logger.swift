@@ -1,22 +1,8 @@
+import DaemonConfiguration
 import FoundationEssentials
 import POSIXSupport
 import StationWire
 import Synchronization
-
-public enum LogLevel: String, Sendable, CaseIterable, Comparable {
-    case error, warning, info, debug
-
-    var rank: Int {
-        switch self {
-        case .error: 0
-        case .warning: 1
-        case .info: 2
-        case .debug: 3
-        }
-    }
-
-    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rank < rhs.rank }
-}
 
 /// Lines for people on stderr; under journald each carries its syslog priority as `<N>`.
 ///

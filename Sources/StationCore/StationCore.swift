@@ -1,3 +1,4 @@
+import DaemonConfiguration
 import FoundationEssentials
 import JSONCore
 import Lifecycle

@@ -1,3 +1,4 @@
+import DaemonConfiguration
 import StationWire
 
 /// The sentences a station's screen shows for what the kit's `ScreenTexts` does not cover:

@@ -1,3 +1,4 @@
+import DaemonConfiguration
 import QRScanner
 
 /// The sources the options name: an NFC monitor and a camera or Y4M stream, each unless set to `none`, and each

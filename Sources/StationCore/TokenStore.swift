@@ -1,4 +1,4 @@
-import FoundationEssentials
+import DaemonConfiguration
 import Synchronization
 
 /// The bearer token for passport reads, read from a file and read again whenever the file changes.
@@ -23,14 +23,6 @@ public final class TokenStore: Sendable {
     public init(path: String?, logger: Logger) {
         state = Mutex(State(path: path))
         self.logger = logger
-    }
-
-    /// The token file given by the options, or systemd's credential when there is none.
-    public static func path(for options: DaemonOptions, environment: [String: String]) -> String? {
-        if let tokenFile = options.tokenFile { return tokenFile }
-        guard let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty else { return nil }
-        let credential = directory + "/sealtrust-token"
-        return FileManager.default.fileExists(atPath: credential) ? credential : nil
     }
 
     /// Points at another file (after SIGHUP) and forgets what was read.

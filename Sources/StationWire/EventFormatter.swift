@@ -14,9 +14,9 @@ public struct EventFormatter {
 
     /// An alert a person must not miss: a copied label (`replay`), a forged one (`invalid_signature`), a theft report.
     public static func isAlert(_ message: JSON) -> Bool {
-        guard message["type"]?.stringValue == "verdict" else { return false }
-        let outcome = message["outcome"]?.stringValue
-        return outcome == "replay" || outcome == "invalid_signature" || message["theft_reported"] == .bool(true)
+        guard MessageType(of: message) == .event(.verdict) else { return false }
+        let outcome = message["outcome"]?.stringValue.flatMap(Outcome.init(rawValue:))
+        return outcome == .replay || outcome == .invalidSignature || message["theft_reported"] == .bool(true)
     }
 
     /// The line for one message of the daemon; nil for a message a person need not see (`ack`).
@@ -25,33 +25,33 @@ public struct EventFormatter {
     }
 
     private mutating func unescapedLine(for message: JSON) -> String? {
-        guard let type = message["type"]?.stringValue else { return nil }
+        guard let type = MessageType(of: message) else { return nil }
         switch type {
-        case "hello":
+        case .hello:
             var parts = ["connected to", text(message["station"]) ?? "a station"]
             if let version = text(message["version"]) { parts.append("(sealtrust-scand \(version))") }
             if let lastSeq = text(message["last_seq"]) { parts.append("last seq \(lastSeq)") }
             return parts.joined(separator: " ")
-        case "ack":
+        case .ack:
             return nil
-        case "source":
-            return event(message, type, [
+        case .event(.source):
+            return event(message, type.name, [
                 text(message["id"]), text(message["state"]), text(message["detail"]),
             ])
-        case "scan":
+        case .event(.scan):
             let source = text(message["source"])
             if let scanID = text(message["scan_id"]), let source { remember(source, for: scanID) }
-            return event(message, type, [source, text(message["code"]), text(message["raw"])])
-        case "read_error":
-            return event(message, type, [
+            return event(message, type.name, [source, text(message["code"]), text(message["raw"])])
+        case .event(.readError):
+            return event(message, type.name, [
                 text(message["source"]), text(message["reason"]), text(message["detail"]),
             ])
-        case "verdict":
-            return event(message, type, verdictParts(message))
-        case "error":
+        case .event(.verdict):
+            return event(message, type.name, verdictParts(message))
+        case .error:
             return "error \(text(message["code"]) ?? "?"): \(text(message["detail"]) ?? "")"
-        default:
-            return event(message, type, [message.encoded()])
+        case .status, .unknown:
+            return event(message, type.name, [message.encoded()])
         }
     }
 

@@ -6,23 +6,23 @@ public enum ServerAnswer {
 
     /// Sent at once on connect; `fields` are the station's `version`, `station`, `sources`, `last_seq`.
     public static func hello(_ fields: [(String, JSON)]) -> JSON {
-        .object([("type", "hello"), ("protocol", .int(protocolVersion))] + fields)
+        .object([("type", .string(MessageType.hello.name)), ("protocol", .int(protocolVersion))] + fields)
     }
 
     public static func ack(id: JSON) -> JSON {
-        .object([("type", "ack"), ("id", id)])
+        .object([("type", .string(MessageType.ack.name)), ("id", id)])
     }
 
     /// The end of a replay: `replayed` events came from the journal, what follows is live.
     public static func ack(id: JSON, replayed: Int) -> JSON {
-        .object([("type", "ack"), ("id", id), ("replayed", .int(Int64(replayed)))])
+        .object([("type", .string(MessageType.ack.name)), ("id", id), ("replayed", .int(Int64(replayed)))])
     }
 
     public static func error(_ code: ErrorCode, _ detail: String, id: JSON) -> JSON {
-        .object([("type", "error"), ("id", id), ("code", .string(code.rawValue)), ("detail", .string(detail))])
+        .object([("type", .string(MessageType.error.name)), ("id", id), ("code", .string(code.rawValue)), ("detail", .string(detail))])
     }
 
     public static func status(id: JSON, _ fields: [(String, JSON)]) -> JSON {
-        .object([("type", "status"), ("id", id)] + fields)
+        .object([("type", .string(MessageType.status.name)), ("id", id)] + fields)
     }
 }

@@ -52,11 +52,11 @@ struct Client {
         guard let hello = try connection.readMessage(timeout: Client.statusTimeout) else {
             throw DaemonFailure(message: "the daemon did not say hello within \(Int(Client.statusTimeout)) s")
         }
-        if hello.message["type"] == .string("error") {
+        if MessageType(of: hello.message) == .error {
             let detail = hello.message["detail"]?.stringValue ?? hello.line
             throw DaemonFailure(message: "the daemon refused the connection: \(detail)")
         }
-        guard hello.message["type"] == .string("hello"), hello.message["protocol"] == .int(1) else {
+        guard MessageType(of: hello.message) == .hello, hello.message["protocol"] == .int(ServerAnswer.protocolVersion) else {
             throw DaemonFailure(message: "the daemon broke the protocol: expected hello of protocol 1, got \(hello.line)")
         }
         return (connection, hello)
@@ -109,7 +109,7 @@ struct Client {
 
     /// The refusal of one of our commands: said on stderr, exit 1.
     private func isRefusal(_ message: JSON) -> Bool {
-        message["type"] == .string("error") && message["id"] == requestID
+        MessageType(of: message) == .error && message["id"] == requestID
     }
 
     private func refuse(_ message: JSON) -> Int32 {
@@ -130,7 +130,7 @@ struct Client {
 
     /// The `ack` with `replayed` that answers our `replay` once the journal's events are out.
     private func isEndOfReplay(_ message: JSON) -> Bool {
-        message["type"] == .string("ack") && message["id"] == requestID && message["replayed"] != nil
+        MessageType(of: message) == .ack && message["id"] == requestID && message["replayed"] != nil
     }
 
     private func awaitVerdict(_ connection: DaemonConnection, with formatter: inout EventFormatter) throws(DaemonFailure) -> Int32 {
@@ -141,25 +141,26 @@ struct Client {
             let message = received.message
             if isRefusal(message) { return refuse(message) }
             guard message["request_id"] == requestID else { continue }
-            if message["type"] == .string("scan") {
+            if MessageType(of: message) == .event(.scan) {
                 _ = formatter.line(for: message)
                 continue
             }
-            guard message["type"] == .string("verdict") else { continue }
+            guard MessageType(of: message) == .event(.verdict) else { continue }
             show(received, with: &formatter)
             guard let outcome = message["outcome"]?.stringValue else {
                 throw DaemonFailure(message: "the daemon broke the protocol: a verdict without an outcome")
             }
-            return Self.exitStatus(outcome: outcome, theftReported: message["theft_reported"] == .bool(true))
+            return Self.exitStatus(outcome: Outcome(rawValue: outcome), theftReported: message["theft_reported"] == .bool(true))
         }
     }
 
-    /// A theft report never passes; `identified` has a status of its own, so that no script takes it for proof.
-    static func exitStatus(outcome: String, theftReported: Bool) -> Int32 {
+    /// A theft report never passes; `identified` has a status of its own, so that no script takes it for proof. An
+    /// outcome this build does not know (nil) passes neither.
+    static func exitStatus(outcome: Outcome?, theftReported: Bool) -> Int32 {
         switch outcome {
         case _ where theftReported: ExitStatus.otherOutcome
-        case "authentic": ExitStatus.done
-        case "identified": ExitStatus.identified
+        case .authentic: ExitStatus.done
+        case .identified: ExitStatus.identified
         default: ExitStatus.otherOutcome
         }
     }
@@ -170,7 +171,7 @@ struct Client {
                 throw DaemonFailure(message: "no status from the daemon within \(Int(Client.statusTimeout)) s")
             }
             if isRefusal(received.message) { return refuse(received.message) }
-            guard received.message["type"] == .string("status"), received.message["id"] == requestID else { continue }
+            guard MessageType(of: received.message) == .status, received.message["id"] == requestID else { continue }
             if invocation.json {
                 Output.line(received.line)
             } else {

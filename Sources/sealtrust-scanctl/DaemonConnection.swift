@@ -96,7 +96,7 @@ final class DaemonConnection {
     /// The next message: a JSON object with a string `type`, else the protocol is broken.
     func readMessage(timeout: Double? = nil) throws(DaemonFailure) -> (line: String, message: JSON)? {
         guard let line = try readLine(timeout: timeout) else { return nil }
-        guard let message = try? JSON.parse(line), message["type"]?.stringValue != nil else {
+        guard let message = try? JSON.parse(line), MessageType(of: message) != nil else {
             throw DaemonFailure(message: "the daemon broke the protocol: \(String(line.prefix(200)))")
         }
         return (line, message)

@@ -1,3 +1,4 @@
+import DaemonConfiguration
 import FoundationEssentials
 import Glibc
 import Lifecycle
@@ -74,7 +75,7 @@ do {
 }
 if let note = journal.recoveryNote { logger.warning(note) }
 
-let tokens = TokenStore(path: TokenStore.path(for: options, environment: environment), logger: logger)
+let tokens = TokenStore(path: TokenFile.path(for: options, environment: environment), logger: logger)
 tokens.reload()
 let core = StationCore(options: options, journal: journal, publisher: server, logger: logger, tokens: tokens) { line in
     notifier?.send("STATUS=\(line)")
@@ -90,7 +91,7 @@ logger.notice("listening on \(serverConfiguration.inheritedDescriptor == nil ? o
         guard case .run(let fresh) = try DaemonCommandLine.parse(arguments: arguments, environment: environment) else { return }
         let needsRestart = try core.reconfigure(fresh)
         logger.level = fresh.logLevel
-        tokens.use(path: TokenStore.path(for: fresh, environment: environment))
+        tokens.use(path: TokenFile.path(for: fresh, environment: environment))
         tokens.reload()
         logger.notice("configuration reloaded")
         if !needsRestart.isEmpty {

@@ -13,7 +13,7 @@ struct EventStreamTests {
         var events: [(Int64, String, String)] = []
         while let message = await station.next() {
             guard let eventSeq = message.seq.map({ Int64($0) }) else { continue }
-            events.append((eventSeq, message.type, message.line))
+            events.append((eventSeq, message.type.name, message.line))
             if eventSeq >= seq { break }
         }
         return events

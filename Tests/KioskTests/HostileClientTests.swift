@@ -4,6 +4,7 @@ import Harness
 import KioskHarness
 import JSONCore
 import StationClient
+import StationWire
 import Synchronization
 import Testing
 
@@ -15,9 +16,9 @@ struct HostileClientTests {
     static func status(of rig: StationRig) async throws -> JSON {
         let connection = try await rig.connect()
         defer { connection.close() }
-        try connection.send(StationCommand(.status, id: "status"))
+        try connection.send(ClientCommand(id: "status", action: .status))
         while let message = await connection.next() {
-            if message.type == "status" { return message.json }
+            if message.type == .status { return message.json }
         }
         throw BrowserError("no status")
     }

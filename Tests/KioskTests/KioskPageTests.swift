@@ -2,6 +2,7 @@ import Foundation
 import KioskHarness
 import JSONCore
 import StationClient
+import StationWire
 import Testing
 import TestSupport
 
@@ -88,11 +89,11 @@ struct KioskPageTests {
             }
         }
 
-        try station.send(StationCommand(.watch(["read_error"]), id: "watch"))
+        try station.send(ClientCommand(id: "watch", action: .watch([.readError])))
         try rig.showUnreadableCode()
         var readError: JSON?
         while readError == nil, let message = await station.next() {
-            if message.type == "read_error" { readError = message.json }
+            if message.type == .event(.readError) { readError = message.json }
         }
         let error = try #require(readError)
         let screen = try await page.waitForSeq(try #require(error["seq"]?.integerValue))

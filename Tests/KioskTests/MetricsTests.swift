@@ -2,6 +2,7 @@ import Foundation
 import KioskHarness
 import JSONCore
 import StationClient
+import StationWire
 import Testing
 import TestSupport
 
@@ -39,12 +40,12 @@ struct MetricsTests {
         try rig.showUnreadableCode()
 
         // The daemon's own account, once the read error is in.
-        try station.send(StationCommand(.watch(["read_error"]), id: "w"))
-        while let message = await station.next(), message.type != "read_error" {}
-        try station.send(StationCommand(.status, id: "s"))
+        try station.send(ClientCommand(id: "w", action: .watch([.readError])))
+        while let message = await station.next(), message.type != .event(.readError) {}
+        try station.send(ClientCommand(id: "s", action: .status))
         var status: JSON?
         while status == nil, let message = await station.next() {
-            if message.type == "status" { status = message.json }
+            if message.type == .status { status = message.json }
         }
         let counters = try #require(status?["counters"])
 
@@ -119,9 +120,9 @@ struct MetricsTests {
         defer { station.close() }
         _ = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "1")
         _ = try await verify("https://id.gs1.org/01/09506000134352", on: station, id: "2")
-        try station.send(StationCommand(.watch(["read_error"]), id: "w"))
+        try station.send(ClientCommand(id: "w", action: .watch([.readError])))
         try rig.showUnreadableCode()
-        while let message = await station.next(), message.type != "read_error" {}
+        while let message = await station.next(), message.type != .event(.readError) {}
 
         // A bridge started after all that: the daemon's counts since it started, not what this bridge has seen.
         let late = try KioskProcess(socketPath: rig.socketPath)

@@ -1,4 +1,5 @@
 import Foundation
+import JSONCore
 import SealTrustKit
 import Testing
 
@@ -40,7 +41,7 @@ struct OutcomeAndErrorTests {
     }
 
     @Test func errorCarriesKindStatusDetailAndWait() {
-        let listDetail = JSONValue.array([.object([("loc", .array([.string("body"), .string("url")])), ("msg", .string("Field required"))])])
+        let listDetail = JSON.array([.object([("loc", .array([.string("body"), .string("url")])), ("msg", .string("Field required"))])])
         let validation = SealTrustError.api(status: 422, detail: listDetail, code: nil, retryAfterSeconds: nil)
         #expect(validation.kind == "api" && validation.httpStatus == 422 && validation.code == nil)
         #expect(validation.detailText == "[{\"loc\":[\"body\",\"url\"],\"msg\":\"Field required\"}]")

@@ -1,6 +1,7 @@
 import BridgeTestSupport
 import Foundation
 import StationClient
+import StationWire
 import Synchronization
 import Testing
 
@@ -61,10 +62,10 @@ struct StationFeedTests {
         let daemon = try StationDaemon(station: "dock-9")
         let connection = try await StationConnection.connect(path: daemon.socketPath)
         #expect(connection.hello.station == "dock-9")
-        try connection.send(StationCommand(.verify(raw: "é \u{1} foreign"), id: "v1"))
+        try connection.send(ClientCommand(id: "v1", action: .verify(raw: "é \u{1} foreign")))
         var verdict: StationMessage?
         while verdict == nil, let message = await connection.next() {
-            if message.type == "verdict" { verdict = message }
+            if message.type == .event(.verdict) { verdict = message }
         }
         #expect(verdict?.json["request_id"]?.stringValue == "v1")
         #expect(verdict?.json["outcome"]?.stringValue == "not_sealtrust")

@@ -1,4 +1,5 @@
 import Foundation
+import DaemonConfiguration
 import JSONCore
 import ScanJournal
 import StationCore

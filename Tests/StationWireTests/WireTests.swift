@@ -62,4 +62,17 @@ import Testing
             "too_many_calls", "failure", "identified", "not_found", "not_sealtrust",
         ])
     }
+
+    /// A client routes on a line's type, and a bridge passes on one added to the protocol later under its own name.
+    @Test func everyLineTheServerWritesHasItsTypeAndAnUnknownTypeKeepsItsName() {
+        #expect(MessageType(of: ServerAnswer.hello([])) == .hello)
+        #expect(MessageType(of: ServerAnswer.ack(id: "a", replayed: 3)) == .ack)
+        #expect(MessageType(of: ServerAnswer.status(id: "s", [])) == .status)
+        #expect(MessageType(of: ServerAnswer.error(.badArgs, "d", id: .null)) == .error)
+        for type in EventType.allCases {
+            #expect(MessageType(name: type.rawValue) == .event(type) && MessageType.event(type).name == type.rawValue)
+        }
+        #expect(MessageType(name: "passport") == .unknown("passport") && MessageType(name: "passport").name == "passport")
+        #expect(MessageType(of: .object([("type", 1)])) == nil && MessageType(of: .object([])) == nil)
+    }
 }

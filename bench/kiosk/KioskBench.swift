@@ -15,6 +15,7 @@ import Glibc
 import KioskHarness
 import JSONCore
 import StationClient
+import StationWire
 import Synchronization
 
 struct BenchFailure: Error, CustomStringConvertible {
@@ -85,7 +86,7 @@ func measure(verdicts: Int, gapMilliseconds: Int) async throws -> Int32 {
     let watching = Task {
         while let message = await watcher.next() {
             let now = wallMilliseconds()
-            if message.type == "verdict", let seq = message.seq { atSocket.withLock { $0[String(seq)] = now } }
+            if message.type == .event(.verdict), let seq = message.seq { atSocket.withLock { $0[String(seq)] = now } }
         }
     }
 

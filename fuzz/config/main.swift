@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-@testable import StationCore
+import DaemonConfiguration
 
 /// The input is a configuration file. It gives options or one error line, never a trap; every number it
 /// sets is within its key's range; the error is one line with no control character in it (it goes to

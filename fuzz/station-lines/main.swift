@@ -51,22 +51,22 @@ func checkMessage(_ line: String) {
         check(json?["type"]?.stringValue == nil, "a line with a string type refused: \(line.debugDescription)")
         return
     }
-    check(message.line == line && message.type == json?["type"]?.stringValue, "the message changed the line")
+    check(message.line == line && message.type.name == json?["type"]?.stringValue, "the message changed the line")
     check(message.seq.map { $0 >= 1 } ?? true, "seq \(String(describing: message.seq))")
     check(message.replayed.map { $0 >= 0 } ?? true, "replayed \(String(describing: message.replayed))")
     if let id = message.id {
         check(id == json?["id"]?.stringValue || json?["id"]?.integerValue.map { String($0) } == id, "id \(id)")
     }
     if let hello = StationHello(message) {
-        check(message.type == "hello" && json?["last_seq"]?.integerValue == Int64(exactly: hello.lastSeq), "hello last_seq \(hello.lastSeq)")
+        check(message.type == .hello && json?["last_seq"]?.integerValue == Int64(exactly: hello.lastSeq), "hello last_seq \(hello.lastSeq)")
     }
     if let detail = message.detail {
         let oldest = oldestKeptSeq(inDetail: detail)
         let after = detail.firstRange(of: "oldest kept is ").map { detail[$0.upperBound...].utf8.prefix { (0x30...0x39).contains($0) } }
         check(oldest == after.flatMap { UInt64(Substring($0)) }, "oldest kept \(String(describing: oldest)) from \(detail.debugDescription)")
     }
-    let command = StationCommand(.verify(raw: line), id: message.type)
-    let read = try? ClientCommand.read(Array(command.line.utf8))
-    guard case .verify(let raw)? = read?.action else { fatalError("the daemon cannot read \(command.line.debugDescription)") }
+    let command = ClientCommand(id: .string(message.type.name), action: .verify(raw: line)).json.encoded()
+    let read = try? ClientCommand.read(Array(command.utf8))
+    guard case .verify(let raw)? = read?.action else { fatalError("the daemon cannot read \(command.debugDescription)") }
     check(Array(raw.utf8) == Array(line.utf8), "verify's raw changed on the way")
 }

@@ -1,5 +1,6 @@
 import Glibc
-@testable import StationCore
+@testable import DaemonConfiguration
+import StationCore
 import Synchronization
 
 /// The input is the token file, read by StationCore's `TokenStore`. A token is handed on only from a file of UTF-8

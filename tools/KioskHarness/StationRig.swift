@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
 import JSONCore
-import StationClient
 import Harness
+import StationClient
+import StationWire
 
 /// The station a kiosk shows: the sandbox API, the real daemon on a scratch socket and journal, and the bridge.
 ///
@@ -110,13 +111,13 @@ public final class StationRig: @unchecked Sendable {
 
 /// A scan and its verdict, for a `verify` sent on `connection`.
 public func verify(_ raw: String, on connection: StationConnection, id: String, timeout: Duration = .seconds(20)) async throws -> (scan: JSON, verdict: JSON) {
-    try connection.send(StationCommand(.verify(raw: raw), id: id))
+    try connection.send(ClientCommand(id: .string(id), action: .verify(raw: raw)))
     let deadline = ContinuousClock.now + timeout
     var scan: JSON?
     while ContinuousClock.now < deadline, let message = await connection.next() {
-        if message.type == "scan", message.json["request_id"]?.stringValue == id {
+        if message.type == .event(.scan), message.json["request_id"]?.stringValue == id {
             scan = message.json
-        } else if let found = scan, message.type == "verdict", message.json["scan_id"] == found["scan_id"] {
+        } else if let found = scan, message.type == .event(.verdict), message.json["scan_id"] == found["scan_id"] {
             return (found, message.json)
         }
     }

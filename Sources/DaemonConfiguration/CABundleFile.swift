@@ -1,13 +1,13 @@
 import SealTrustKit
 
 /// The CA bundle `--api-ca` names, read at start and on SIGHUP (libcurl gets its text, never its path).
-enum CABundleFile {
+public enum CABundleFile {
     /// Debian's whole store is about 220 KiB: room for it and a station's own CAs, and no more.
     static let maximumBytes = 4 << 20
 
     /// The bundle, and the problem when it cannot be read or holds no certificate that parses: then it is handed on
     /// empty, so that every call fails with "cannot read the CA file" rather than trusting the system's store alone.
-    static func read(_ path: String) -> (bundle: CABundle, problem: String?) {
+    public static func read(_ path: String) -> (bundle: CABundle, problem: String?) {
         switch NamedFile.read(path, what: "CA bundle", limit: maximumBytes) {
         case .bytes(let pem, _):
             guard PEMCertificates.count(in: pem) > 0 else {

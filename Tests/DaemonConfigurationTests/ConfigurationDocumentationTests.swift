@@ -1,5 +1,5 @@
 import Foundation
-@testable import StationCore
+import DaemonConfiguration
 import Testing
 import TestSupport
 

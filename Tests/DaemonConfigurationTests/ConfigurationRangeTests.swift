@@ -1,5 +1,5 @@
 import Foundation
-import StationCore
+import DaemonConfiguration
 import Testing
 
 /// Every number a station's operator can set has a range; a value outside it is a configuration error

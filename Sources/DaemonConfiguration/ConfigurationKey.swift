@@ -9,7 +9,7 @@ struct BadValue: Error {
 }
 
 /// The configuration file's keys: daemon.md's long flags without `--`.
-enum ConfigurationKey: String, CaseIterable {
+public enum ConfigurationKey: String, CaseIterable, Sendable {
     case socket
     case apiBase = "api-base"
     case apiTimeout = "api-timeout"

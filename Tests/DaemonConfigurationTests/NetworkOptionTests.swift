@@ -1,5 +1,5 @@
 import Foundation
-import StationCore
+import DaemonConfiguration
 import Testing
 
 @Suite("The API's network options: proxy from the environment unless set or NO_PROXY names the host, none to turn it off, CA file, keep-alive")

@@ -1,17 +1,6 @@
 import FoundationEssentials
 import Glibc
 import POSIXSupport
-import StationWire
-
-/// A problem with the command line or the configuration file, already worded as the one line stderr shows.
-public struct ConfigurationError: Error, Sendable, Equatable {
-    public let message: String
-
-    /// The message quotes the file and the command line: their control characters are shown escaped.
-    init(message: String) {
-        self.message = TerminalText.escaped(message)
-    }
-}
 
 /// Reads daemon.md's command line and `key = value` configuration file into `DaemonOptions`.
 public enum DaemonCommandLine {
@@ -148,7 +137,7 @@ public enum DaemonCommandLine {
         if let problem = StartPathCheck.socketProblem(options.socketPath) ?? StartPathCheck.journalProblem(options.journalPath) {
             throw ConfigurationError(message: problem)
         }
-        if let tokenFile = TokenStore.path(for: options, environment: environment),
+        if let tokenFile = TokenFile.path(for: options, environment: environment),
            case .problem(let problem, _) = TokenFile.read(tokenFile) {
             throw ConfigurationError(message: problem)
         }

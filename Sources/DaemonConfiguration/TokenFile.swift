@@ -1,10 +1,12 @@
+import FoundationEssentials
+
 /// The token file's rule, in one place for the daemon (`TokenStore`) and `--check-config`: a regular file of at most
 /// `maximumBytes` of UTF-8 text, whose trimmed text is the token, or none when it is empty.
-enum TokenFile {
+public enum TokenFile {
     /// A bearer token is a few hundred bytes: a file named by mistake is never read whole.
     static let maximumBytes = 65_536
 
-    enum Reading {
+    public enum Reading {
         /// The file is the one read last (`read(_:unless:)` did not read it again).
         case unchanged
         case token(String, NamedFile.Identity)
@@ -14,8 +16,16 @@ enum TokenFile {
         case problem(String, NamedFile.Identity?)
     }
 
+    /// The token file given by the options, or systemd's credential when there is none.
+    public static func path(for options: DaemonOptions, environment: [String: String]) -> String? {
+        if let tokenFile = options.tokenFile { return tokenFile }
+        guard let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty else { return nil }
+        let credential = directory + "/sealtrust-token"
+        return FileManager.default.fileExists(atPath: credential) ? credential : nil
+    }
+
     /// Reads the file at `path`, unless it still has the identity `known`.
-    static func read(_ path: String, unless known: NamedFile.Identity? = nil) -> Reading {
+    public static func read(_ path: String, unless known: NamedFile.Identity? = nil) -> Reading {
         switch NamedFile.read(path, what: "token file", limit: maximumBytes, unless: known) {
         case .unchanged:
             return .unchanged

@@ -4,9 +4,9 @@ import POSIXSupport
 /// A file the configuration names (the token file, the CA bundle), read as the daemon reads them all: opened without
 /// blocking, so that a FIFO named by mistake holds up neither the daemon nor `--check-config` (which `systemctl reload`
 /// runs), and read only when it is a regular file of at most the caller's limit.
-enum NamedFile {
+public enum NamedFile {
     /// What tells a changed file from the one read last.
-    struct Identity: Equatable {
+    public struct Identity: Sendable, Equatable {
         let device: UInt64
         let inode: UInt64
         let size: Int64
