@@ -8,6 +8,8 @@ public final class EventHub: Sendable {
     private struct Subscriber {
         let stream: EventStream
         var lastSentSeq: UInt64
+        /// The hub's newest seq when the stream opened: what the hub gets after it is new to this stream.
+        var liveAfter: UInt64
         /// Live events held while this subscriber's replay runs; nil once it is live.
         var held: [(seq: UInt64, frame: [UInt8])]?
         var heldBytes = 0
@@ -38,7 +40,7 @@ public final class EventHub: Sendable {
             let stream = EventStream(id: state.nextID, resumeAfter: resumeAfter)
             stream.send(EventFrame.opening + EventFrame.station(online: state.online))
             state.subscribers[stream.id] = Subscriber(stream: stream, lastSentSeq: resumeAfter ?? state.newestSeq,
-                                                      held: resumeAfter == nil ? nil : [])
+                                                      liveAfter: state.newestSeq, held: resumeAfter == nil ? nil : [])
             return stream
         }
     }
@@ -69,14 +71,14 @@ public final class EventHub: Sendable {
 
     /// The replay for a resuming stream is in, up to `seam`, the journal's newest seq when it was asked: it is sent,
     /// then what was held beyond it, and the stream goes live. A stream that resumed at or beyond the seam gets
-    /// nothing replayed and continues live from its request on, as the socket's `replay` does: what the hub held
-    /// since then is sent.
+    /// nothing replayed and continues live from its request on, as the socket's `replay` does: everything the hub
+    /// got after the stream opened is sent, held or still to come (the daemon may have journaled an event before
+    /// the seam was read that the hub's feed brings only later).
     public func finishResume(_ stream: EventStream, replayed: [(seq: UInt64, frame: [UInt8])], seam: UInt64) {
         state.withLock { state in
             guard var subscriber = state.subscribers[stream.id] else { return }
             if subscriber.lastSentSeq >= seam {
-                let firstHeld = subscriber.held?.first?.seq ?? .max
-                subscriber.lastSentSeq = min(seam, firstHeld - 1)
+                subscriber.lastSentSeq = subscriber.liveAfter
             }
             for event in replayed + (subscriber.held ?? []) where event.seq > subscriber.lastSentSeq {
                 subscriber.lastSentSeq = event.seq
@@ -103,7 +105,10 @@ public final class EventHub: Sendable {
     public func rebase(to newest: UInt64) {
         state.withLock { state in
             state.newestSeq = newest
-            for id in state.subscribers.keys { state.subscribers[id]?.lastSentSeq = newest }
+            for id in state.subscribers.keys {
+                state.subscribers[id]?.lastSentSeq = newest
+                state.subscribers[id]?.liveAfter = newest
+            }
         }
     }
 

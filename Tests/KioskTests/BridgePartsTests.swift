@@ -53,6 +53,20 @@ struct BridgePartsTests {
         #expect(KioskRoutes.seq(" 12") == nil)
     }
 
+    /// A page that resumes beyond the journal's end gets every event after its request, even one the daemon
+    /// journaled before the replay read the seam and the bridge's feed brought only afterwards.
+    @Test func aResumeBeyondTheEndMissesNoEventThatCameAfterIt() {
+        let hub = EventHub()
+        hub.publish(seq: 3, frame: Array("3".utf8))
+        let stream = hub.open(resumeAfter: .max)
+        hub.finishResume(stream, replayed: [], seam: 4)   // the daemon had journaled 4; the feed had not brought it
+        hub.publish(seq: 4, frame: Array("4".utf8))
+        hub.publish(seq: 5, frame: Array("5".utf8))
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        let count = buffer.withUnsafeMutableBytes { stream.read(into: $0) }
+        #expect(String(decoding: buffer[..<count], as: UTF8.self).hasSuffix("45"), "the events after the request, none skipped")
+    }
+
     @Test func thePageCarriesNothingFromElsewhere() {
         let page = KioskPage.document(language: .fr, holdSeconds: 5)
         #expect(page.contains("<html lang=\"fr\" data-hold=\"5\">"))
