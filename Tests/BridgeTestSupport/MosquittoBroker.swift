@@ -18,7 +18,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     private var process: ChildProcess?
 
     public init() throws {
-        directory = try makeScratchDirectory(prefix: "mosquitto")
+        directory = try makeScratchDirectory("mosquitto")
         port = try freeLoopbackPort()
         tlsPort = try freeLoopbackPort()
         misnamedTLSPort = try freeLoopbackPort()

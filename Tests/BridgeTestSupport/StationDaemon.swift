@@ -8,13 +8,6 @@ public struct BridgeHarnessError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// A scratch folder under `base` (on /dev/shm the journal's fdatasync costs nothing, so thousands of events come fast).
-public func makeScratchDirectory(base: String = "/tmp", prefix: String = "bridge-test") throws -> String {
-    var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { throw BridgeHarnessError("mkdtemp: \(String(cString: strerror(errno)))") }
-    return String(cString: made)
-}
-
 /// The built `sealtrust-scand` with no reader, no camera and no API: `verify` of a foreign code
 /// makes a `scan` and a `verdict` without any network call, so tests make events as fast as it journals.
 public final class StationDaemon: Sendable {
@@ -27,7 +20,7 @@ public final class StationDaemon: Sendable {
 
     public init(station: String = "dock-7", directory: String? = nil, extra: [String] = []) throws {
         ownsDirectory = directory == nil
-        self.directory = try directory ?? makeScratchDirectory(base: "/dev/shm", prefix: "station")
+        self.directory = try directory ?? makeScratchDirectory("station", in: memoryBackedFolder)
         self.station = station
         socketPath = self.directory + "/scand.sock"
         let arguments = ["--socket", socketPath, "--journal", self.directory + "/journal", "--nfc", "none", "--camera", "none",
