@@ -42,7 +42,7 @@ public final class StationDaemon: Sendable {
     private func waitUntilListening(timeout: Duration = .seconds(20)) throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let client = try? RawLineClient(path: socketPath) {
+            if let client = try? LineClient(path: socketPath) {
                 _ = try? client.readLine(timeout: .seconds(5))
                 return
             }
@@ -70,7 +70,7 @@ public final class StationDaemon: Sendable {
     /// Scans `count` foreign codes through `verify` on one connection: `2 × count` journaled events.
     /// Returns once the daemon answered the last verdict.
     public func scanForeignCodes(_ count: Int, tag: String = "burst", timeout: Duration = .seconds(120)) throws {
-        let client = try RawLineClient(path: socketPath)
+        let client = try LineClient(path: socketPath)
         _ = try client.readLine(timeout: .seconds(5))
         try client.send(#"{"cmd":"watch","events":[]}"#)
         var batch = ""
@@ -94,7 +94,7 @@ public final class StationDaemon: Sendable {
 
     /// The newest seq the daemon journaled, from a fresh `hello`.
     public func lastSeq() throws -> UInt64 {
-        let client = try RawLineClient(path: socketPath)
+        let client = try LineClient(path: socketPath)
         guard let hello = try client.readLine(timeout: .seconds(5)),
               let range = hello.range(of: #""last_seq":"#),
               let value = UInt64(hello[range.upperBound...].prefix { $0.isNumber })

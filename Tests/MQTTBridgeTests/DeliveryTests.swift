@@ -7,7 +7,7 @@ import Testing
 
 /// The daemon's journaled lines by seq, read through a replay on the socket: what each MQTT payload must equal.
 func journaledLines(_ daemon: StationDaemon, through last: UInt64) throws -> [UInt64: String] {
-    let client = try RawLineClient(path: daemon.socketPath)
+    let client = try LineClient(path: daemon.socketPath)
     _ = try client.readLine(timeout: .seconds(5))
     try client.send(#"{"cmd":"replay","since":0}"#)
     var lines: [UInt64: String] = [:]
