@@ -15,9 +15,11 @@ build: deps
 
 # The hardware tests share their pcscd's two virtual readers, so tests run one at a time. Each test process
 # runs a pcscd of its own (scripts/private-pcscd.sh); the machine's pcscd must be the same process afterwards.
-# Every target declares the package's modules it imports (scripts/declared-imports.py).
+# Every target declares the package's modules it imports (scripts/declared-imports.py), and Sources/ keeps the
+# countable claims of docs/architecture.md (scripts/architecture-claims.py).
 test: deps test-sandbox
 	./scripts/declared-imports.py $(SWIFT)
+	./scripts/architecture-claims.py
 	$(SWIFT) build --build-tests
 	./scripts/leaves-system-pcscd-alone.sh $(SWIFT) test --no-parallel
 

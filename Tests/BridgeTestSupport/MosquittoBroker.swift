@@ -18,7 +18,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     private var process: ChildProcess?
 
     public init() throws {
-        directory = try makeScratchDirectory(prefix: "mosquitto")
+        directory = try makeScratchDirectory("mosquitto")
         port = try freeLoopbackPort()
         tlsPort = try freeLoopbackPort()
         misnamedTLSPort = try freeLoopbackPort()
@@ -76,7 +76,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     public func start() throws {
         let started = try ChildProcess("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"], outputPath: directory + "/mosquitto.log")
         process = started
-        try waitUntil("mosquitto did not listen on \(port): \(started.output)", timeout: .seconds(10)) {
+        try waitUntil("mosquitto did not listen on \(port): \(started.printed)", timeout: .seconds(10)) {
             loopbackPortAccepts(port) && loopbackPortAccepts(tlsPort) && loopbackPortAccepts(misnamedTLSPort)
         }
     }

@@ -8,13 +8,6 @@ public struct BridgeHarnessError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// A scratch folder under `base` (on /dev/shm the journal's fdatasync costs nothing, so thousands of events come fast).
-public func makeScratchDirectory(base: String = "/tmp", prefix: String = "bridge-test") throws -> String {
-    var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { throw BridgeHarnessError("mkdtemp: \(String(cString: strerror(errno)))") }
-    return String(cString: made)
-}
-
 /// The built `sealtrust-scand` with no reader, no camera and no API: `verify` of a foreign code
 /// makes a `scan` and a `verdict` without any network call, so tests make events as fast as it journals.
 public final class StationDaemon: Sendable {
@@ -27,7 +20,7 @@ public final class StationDaemon: Sendable {
 
     public init(station: String = "dock-7", directory: String? = nil, extra: [String] = []) throws {
         ownsDirectory = directory == nil
-        self.directory = try directory ?? makeScratchDirectory(base: "/dev/shm", prefix: "station")
+        self.directory = try directory ?? makeScratchDirectory("station", in: memoryBackedFolder)
         self.station = station
         socketPath = self.directory + "/scand.sock"
         let arguments = ["--socket", socketPath, "--journal", self.directory + "/journal", "--nfc", "none", "--camera", "none",
@@ -49,7 +42,7 @@ public final class StationDaemon: Sendable {
     private func waitUntilListening(timeout: Duration = .seconds(20)) throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let client = try? RawLineClient(path: socketPath) {
+            if let client = try? LineClient(path: socketPath) {
                 _ = try? client.readLine(timeout: .seconds(5))
                 return
             }
@@ -77,7 +70,7 @@ public final class StationDaemon: Sendable {
     /// Scans `count` foreign codes through `verify` on one connection: `2 × count` journaled events.
     /// Returns once the daemon answered the last verdict.
     public func scanForeignCodes(_ count: Int, tag: String = "burst", timeout: Duration = .seconds(120)) throws {
-        let client = try RawLineClient(path: socketPath)
+        let client = try LineClient(path: socketPath)
         _ = try client.readLine(timeout: .seconds(5))
         try client.send(#"{"cmd":"watch","events":[]}"#)
         var batch = ""
@@ -101,7 +94,7 @@ public final class StationDaemon: Sendable {
 
     /// The newest seq the daemon journaled, from a fresh `hello`.
     public func lastSeq() throws -> UInt64 {
-        let client = try RawLineClient(path: socketPath)
+        let client = try LineClient(path: socketPath)
         guard let hello = try client.readLine(timeout: .seconds(5)),
               let range = hello.range(of: #""last_seq":"#),
               let value = UInt64(hello[range.upperBound...].prefix { $0.isNumber })

@@ -9,7 +9,7 @@ public final class WatchProcess: Sendable {
     public let outputDirectory: String
 
     public init(broker: MosquittoBroker) throws {
-        outputDirectory = try makeScratchDirectory(prefix: "watch-output")
+        outputDirectory = try makeScratchDirectory("watch-output")
         process = try SupervisedProcess(executable: builtProduct("sealtrust-mqtt"), arguments: [
             "watch", "--url", broker.url, "--credentials", broker.credentialsFile, "--output", outputDirectory,
         ])

@@ -32,9 +32,7 @@ struct ScannerSourceTests {
     }
 
     func scratchDirectory() throws -> String {
-        var template = Array("/tmp/scanner-test-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed") }
-        return String(cString: made)
+        try makeScratchDirectory("scanner-test")
     }
 
     static func isCode(_ event: ScannerEvent) -> Bool { if case .code = event { true } else { false } }

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import SystemdTestSupport
 import Testing
+import TestSupport
 
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct BadBrokerTests {
@@ -14,7 +15,7 @@ struct BadBrokerTests {
         let flaky = try FakeBroker(.disconnectsEverySecond)
         func start(_ arguments: [String]) throws -> (BridgeProcess, StatusRecorder) {
             let status = try StatusRecorder()
-            let state = try makeScratchDirectory(prefix: "bridge-state")
+            let state = try makeScratchDirectory("bridge-state")
             return (try BridgeProcess(arguments: ["--socket", daemon.socketPath, "--state-dir", state] + arguments, notify: status.listener), status)
         }
         let certificates = broker.certificates
@@ -60,7 +61,7 @@ struct BadBrokerTests {
     @Test func aTLSFileNamedByMistakeIsSaidAndTheBridgeStillStopsAtOnce() throws {
         let broker = try MosquittoBroker()
         let daemon = try StationDaemon()
-        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let state = try makeScratchDirectory("bridge-state")
         let fifo = state + "/ca.pem"
         #expect(mkfifo(fifo, 0o600) == 0)
         let status = try StatusRecorder()

@@ -2,6 +2,7 @@ import BridgeTestSupport
 import Foundation
 @testable import MQTTBridge
 import Testing
+import TestSupport
 
 /// What fuzz/mqtt found in the bridge's readers of outside text, and the replay requests' reader: each is refused now,
 /// with a usage line.
@@ -21,7 +22,7 @@ import Testing
 
     /// A longer file was cut to its first 32 bytes ("000…01" then "7" read as 1), and "+5" was taken as 5.
     @Test func anAcknowledgedSeqIsTheWholeFileOrAnError() throws {
-        let directory = try makeScratchDirectory(prefix: "acked-seq")
+        let directory = try makeScratchDirectory("acked-seq")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let file = AcknowledgedSeqFile(directory: directory)
         for refused in [String(repeating: "0", count: 31) + "17\n", "+5\n", "5\n\n", ""] {

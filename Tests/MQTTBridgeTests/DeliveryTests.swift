@@ -7,7 +7,7 @@ import Testing
 
 /// The daemon's journaled lines by seq, read through a replay on the socket: what each MQTT payload must equal.
 func journaledLines(_ daemon: StationDaemon, through last: UInt64) throws -> [UInt64: String] {
-    let client = try RawLineClient(path: daemon.socketPath)
+    let client = try LineClient(path: daemon.socketPath)
     _ = try client.readLine(timeout: .seconds(5))
     try client.send(#"{"cmd":"replay","since":0}"#)
     var lines: [UInt64: String] = [:]
@@ -48,7 +48,7 @@ struct DeliveryTests {
         let daemon = try StationDaemon(station: "dock-7")
         try daemon.scanForeignCodes(50, tag: "tls")
         let subscriber = try Subscriber(broker: broker)
-        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let state = try makeScratchDirectory("bridge-state")
         let certificates = broker.certificates
         let bridge = try BridgeProcess(arguments: [
             "--socket", daemon.socketPath, "--url", broker.tlsURL, "--credentials", broker.credentialsFile,
@@ -85,7 +85,7 @@ struct DeliveryTests {
         let broker = try MosquittoBroker()
         let daemon = try StationDaemon()
         let subscriber = try Subscriber(broker: broker)
-        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let state = try makeScratchDirectory("bridge-state")
         let first = try BridgeProcess(daemon: daemon, broker: broker, stateDirectory: state)
         try daemon.scanForeignCodes(10, tag: "one")
         try subscriber.waitForEvents(through: 20, timeout: .seconds(20))
@@ -104,7 +104,7 @@ struct DeliveryTests {
         let broker = try MosquittoBroker()
         let first = try StationDaemon()
         let subscriber = try Subscriber(broker: broker)
-        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let state = try makeScratchDirectory("bridge-state")
         let bridge = try BridgeProcess(daemon: first, broker: broker, stateDirectory: state)
         try first.scanForeignCodes(200, tag: "before")
         #expect(first.stop() == 0)
@@ -123,7 +123,7 @@ struct DeliveryTests {
         let broker = try FakeBroker(.speaksOnly311)
         let daemon = try StationDaemon()
         try daemon.scanForeignCodes(20, tag: "v311")
-        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let state = try makeScratchDirectory("bridge-state")
         let status = try StatusRecorder()
         let bridge = try BridgeProcess(arguments: ["--socket", daemon.socketPath, "--url", "mqtt://127.0.0.1:\(broker.port)",
                                                    "--state-dir", state], notify: status.listener)

@@ -20,7 +20,7 @@ struct GapRepairTests {
         proxy.dropOnce([5, 17, 40])
         let watch = try WatchProcess(broker: broker)
         try waitUntil("the watch did not connect: \(watch.log)", timeout: .seconds(10)) { watch.log.contains("watching") }
-        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let state = try makeScratchDirectory("bridge-state")
         let status = try StatusRecorder()
         let bridge = try BridgeProcess(arguments: ["--socket", daemon.socketPath, "--url", proxy.url, "--credentials", broker.credentialsFile,
                                                    "--state-dir", state], notify: status.listener)
@@ -45,7 +45,7 @@ struct GapRepairTests {
         try waitUntil("the watch did not connect: \(watch.log)", timeout: .seconds(10)) { watch.log.contains("watching") }
         let statuses = try stations.map { _ in try StatusRecorder() }
         let bridges = try zip(stations, statuses).map { daemon, status in
-            try BridgeProcess(daemon: daemon, broker: broker, stateDirectory: try makeScratchDirectory(prefix: "bridge-state"), notify: status.listener)
+            try BridgeProcess(daemon: daemon, broker: broker, stateDirectory: try makeScratchDirectory("bridge-state"), notify: status.listener)
         }
         let burst = Task.detached {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -78,7 +78,7 @@ struct GapRepairTests {
         journal.close()
         let daemon = try StationDaemon(station: "dock-7", directory: first.directory, extra: ["--journal-max-bytes", "1048576"])
         let subscriber = try Subscriber(broker: broker)
-        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let state = try makeScratchDirectory("bridge-state")
         try "6000\n".write(toFile: state + "/acked-seq", atomically: true, encoding: .utf8)
         let bridge = try BridgeProcess(daemon: daemon, broker: broker, stateDirectory: state)
         let answerTopic = "sealtrust/dock-7/replay/answer"

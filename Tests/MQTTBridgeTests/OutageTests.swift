@@ -5,6 +5,7 @@ import JSONCore
 import ScanJournal
 import SystemdTestSupport
 import Testing
+import TestSupport
 
 /// What the issue demands take time: the broker is away 30 s, so the first test runs 30 to 45 s.
 @Suite(.serialized, .timeLimit(.minutes(3)))
@@ -13,7 +14,7 @@ struct OutageTests {
         let broker = try MosquittoBroker()
         let daemon = try StationDaemon()
         let subscriber = try Subscriber(broker: broker)
-        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let state = try makeScratchDirectory("bridge-state")
         let status = try StatusRecorder()
         let bridge = try BridgeProcess(daemon: daemon, broker: broker, stateDirectory: state, notify: status.listener)
 
@@ -52,7 +53,7 @@ struct OutageTests {
         let daemon = try StationDaemon()
         try daemon.scanForeignCodes(5_000, tag: "backlog")
         let subscriber = try Subscriber(broker: broker)
-        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let state = try makeScratchDirectory("bridge-state")
         let proxy = try BrokerProxy(upstreamPort: broker.port)
         proxy.holdAcknowledgements(above: 3_000)
         let first = try BridgeProcess(arguments: ["--socket", daemon.socketPath, "--url", proxy.url, "--credentials", broker.credentialsFile,
@@ -76,7 +77,7 @@ struct OutageTests {
         let broker = try MosquittoBroker()
         let daemon = try StationDaemon()
         let subscriber = try Subscriber(broker: broker)
-        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let state = try makeScratchDirectory("bridge-state")
         let proxy = try BrokerProxy(upstreamPort: broker.port)
         proxy.holdAcknowledgements(above: 10)
         let status = try StatusRecorder()
@@ -98,7 +99,7 @@ struct OutageTests {
         let broker = try MosquittoBroker()
         let first = try StationDaemon()
         let subscriber = try Subscriber(broker: broker)
-        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let state = try makeScratchDirectory("bridge-state")
         let bridge = try BridgeProcess(daemon: first, broker: broker, stateDirectory: state)
         try first.scanForeignCodes(5, tag: "before")
         try subscriber.waitForEvents(through: 10, timeout: .seconds(20))

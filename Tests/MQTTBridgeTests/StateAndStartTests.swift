@@ -16,7 +16,7 @@ struct StateAndStartTests {
     }
 
     @Test func aMissingStateFolderIsMadeForTheBridgeAloneAndHoldsThePosition() throws {
-        let parent = try makeScratchDirectory(prefix: "bridge-state-parent")
+        let parent = try makeScratchDirectory("bridge-state-parent")
         let state = parent + "/state"
         let status = try StatusRecorder()
         let bridge = try bridge(stateDirectory: state, notify: status.listener)
@@ -29,7 +29,7 @@ struct StateAndStartTests {
     }
 
     @Test func aStateFolderThatCannotBeMadeOrWrittenRefusesTheStartNamingIt() throws {
-        let parent = try makeScratchDirectory(prefix: "bridge-state")
+        let parent = try makeScratchDirectory("bridge-state")
         let unreachable = parent + "/missing/state"
         let first = try bridge(stateDirectory: unreachable)
         #expect(first.waitForExit(timeout: .seconds(10)) == 2)
@@ -44,7 +44,7 @@ struct StateAndStartTests {
 
     /// 2^64 - 1 was read, then `saved + 1` trapped (exit 132), and Restart=on-failure made that a loop.
     @Test func anAcknowledgedSeqOutOfRangeIsRefusedWithItsNameNotACrash() throws {
-        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let state = try makeScratchDirectory("bridge-state")
         try "18446744073709551615\n".write(toFile: state + "/acked-seq", atomically: true, encoding: .utf8)
         let bridge = try bridge(stateDirectory: state)
         #expect(bridge.waitForExit(timeout: .seconds(10)) == 1)
@@ -53,7 +53,7 @@ struct StateAndStartTests {
 
     /// A FIFO as `acked-seq` held the bridge in open(), SIGTERM blocked, until a SIGKILL.
     @Test func aFIFOAsTheAcknowledgedSeqIsNamedAndDoesNotHoldTheStart() throws {
-        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let state = try makeScratchDirectory("bridge-state")
         #expect(mkfifo(state + "/acked-seq", 0o600) == 0)
         let bridge = try bridge(stateDirectory: state)
         #expect(bridge.waitForExit(timeout: .seconds(10)) == 1)
@@ -61,7 +61,7 @@ struct StateAndStartTests {
     }
 
     @Test func aCredentialsFileOthersMayReadIsRefusedAsSSHRefusesAKey() throws {
-        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let state = try makeScratchDirectory("bridge-state")
         let credentials = state + "/credentials"
         try "station:secret\n".write(toFile: credentials, atomically: true, encoding: .utf8)
         #expect(chmod(credentials, 0o644) == 0)
@@ -73,7 +73,7 @@ struct StateAndStartTests {
 
     /// `sealtrust-mqtt … 2>&1 >/dev/null | head -1`: the first line went, the next write failed and trapped (SIGILL).
     @Test func aStderrWhoseReaderHasGoneDoesNotStopTheBridge() throws {
-        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let state = try makeScratchDirectory("bridge-state")
         let status = try StatusRecorder()
         var descriptors: [Int32] = [0, 0]
         #expect(pipe(&descriptors) == 0)
@@ -101,7 +101,7 @@ struct StateAndStartTests {
         let broker = try MosquittoBroker()
         let daemon = try StationDaemon()
         let subscriber = try Subscriber(broker: broker)
-        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let state = try makeScratchDirectory("bridge-state")
         let status = try StatusRecorder()
         let bridge = try BridgeProcess(daemon: daemon, broker: broker, stateDirectory: state, notify: status.listener)
         try daemon.scanForeignCodes(5, tag: "before")

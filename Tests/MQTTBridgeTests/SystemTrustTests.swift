@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import SystemdTestSupport
 import Testing
+import TestSupport
 
 /// `mqtts://` without `--ca`: the bridge trusts what the system's store trusts. The test CA reaches that store
 /// through OpenSSL's own variables for the bridge's process (SSL_CERT_FILE, SSL_CERT_DIR), so nothing is installed
@@ -11,7 +12,7 @@ import Testing
 struct SystemTrustTests {
     /// The system's store as OpenSSL reads it, pointed at `caFile` and an empty folder.
     func systemStore(trusting caFile: String) throws -> [String: String] {
-        ["SSL_CERT_FILE": caFile, "SSL_CERT_DIR": try makeScratchDirectory(prefix: "empty-cert-dir")]
+        ["SSL_CERT_FILE": caFile, "SSL_CERT_DIR": try makeScratchDirectory("empty-cert-dir")]
     }
 
     @Test func aBrokerSignedByACATheSystemTrustsGetsEveryEvent() throws {
@@ -20,7 +21,7 @@ struct SystemTrustTests {
         try daemon.scanForeignCodes(10, tag: "system-store")
         let subscriber = try Subscriber(broker: broker)
         let certificates = broker.certificates
-        let state = try makeScratchDirectory(prefix: "bridge-state")
+        let state = try makeScratchDirectory("bridge-state")
         let store = try systemStore(trusting: certificates.caFile)
         let bridge = try BridgeProcess(arguments: [
             "--socket", daemon.socketPath, "--url", broker.tlsURL, "--credentials", broker.credentialsFile,
@@ -43,7 +44,7 @@ struct SystemTrustTests {
         ]
         let bridges = try cases.map { name, url, trusted in
             let status = try StatusRecorder()
-            let state = try makeScratchDirectory(prefix: "bridge-state")
+            let state = try makeScratchDirectory("bridge-state")
             let store = try systemStore(trusting: trusted)
             let bridge = try BridgeProcess(arguments: [
                 "--socket", daemon.socketPath, "--url", url, "--credentials", broker.credentialsFile,

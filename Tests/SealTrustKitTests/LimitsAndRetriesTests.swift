@@ -24,8 +24,10 @@ struct LimitsAndRetriesTests {
             _ = try await client.certificate(identifier: Catalogue.chronograph)
             #expect(try await sandbox.requests().count == 21)
 
-            try await Task.sleep(for: .seconds(2.1))
-            #expect(try await client.claimState(ticketID: "tkt-issued").state == "issued")
+            let reopened = try await callOnceTheBucketReopens(refusedAt: ContinuousClock.now, retryAfterSeconds: seconds) {
+                try await client.claimState(ticketID: "tkt-issued")
+            }
+            #expect(reopened.state == "issued")
             #expect(try await sandbox.requests().count == 22)
         }
     }
@@ -35,6 +37,7 @@ struct LimitsAndRetriesTests {
             try await sandbox.setLimits(["history": 1])
             let client = makeClient(sandbox)
             _ = try await client.history(identifier: Catalogue.chronograph)
+            let limitedAt = ContinuousClock.now
             let limited = await sealTrustError { try await client.history(identifier: Catalogue.chronograph) }
             #expect(limited?.httpStatus == 429 && limited?.code == "RATE_LIMITED")
             let waitSeconds = try #require(limited?.retryAfterSeconds)
@@ -47,8 +50,10 @@ struct LimitsAndRetriesTests {
             _ = try await client.certificate(identifier: Catalogue.chronograph)
             #expect(try await sandbox.requests().count == 3)
 
-            try await Task.sleep(for: .seconds(Double(waitSeconds) + 0.1))
-            #expect(try await client.history(identifier: Catalogue.chronograph).isEmpty == false)
+            let reopened = try await callOnceTheBucketReopens(refusedAt: limitedAt, retryAfterSeconds: waitSeconds + 1) {
+                try await client.history(identifier: Catalogue.chronograph)
+            }
+            #expect(reopened.isEmpty == false)
             #expect(try await sandbox.requests().count == 4)
         }
     }

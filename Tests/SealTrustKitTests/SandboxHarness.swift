@@ -102,3 +102,22 @@ enum Catalogue {
     static let sealOpenedSilent = "0x2492f5233d4ea6f1afef3a0d8dd761b7104ac6380137683dfdbb443e5ea0594b"
     static let chronographGTIN = "03701234567890"
 }
+
+/// Calls `call` until the client's own bucket stops refusing it (`.tooManyCalls`, which sends nothing), and records an
+/// issue when that came before `retryAfterSeconds` from `refusedAt` (less the second the figure was rounded up by)
+/// or not within 5 s after it.
+func callOnceTheBucketReopens<Value>(
+    refusedAt: ContinuousClock.Instant, retryAfterSeconds: Int, sourceLocation: SourceLocation = #_sourceLocation,
+    _ call: () async throws -> Value
+) async throws -> Value {
+    let deadline = refusedAt + .seconds(retryAfterSeconds + 5)
+    while true {
+        do {
+            let value = try await call()
+            #expect(ContinuousClock.now - refusedAt >= .seconds(retryAfterSeconds - 1), sourceLocation: sourceLocation)
+            return value
+        } catch SealTrustError.tooManyCalls where ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}

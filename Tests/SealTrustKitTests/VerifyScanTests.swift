@@ -258,7 +258,7 @@ struct VerifyScanTests {
 
     @Test func timeoutLeavesExactlyOneRequestAtTheServer() async throws {
         try await withSandbox { sandbox in
-            try await sandbox.fault(path: "/scans/verify", delay: 2.5)
+            try await sandbox.fault(path: "/scans/verify", hold: true)
             let url = try await sandbox.tap(chip: "spare-a")
             let started = ContinuousClock.now
             let result = await outcome(makeClient(sandbox, timeout: 1), url: url)
@@ -266,8 +266,15 @@ struct VerifyScanTests {
             #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(2))
             #expect(result.verdict == .failure)
             #expect(result.error?.kind == "transport")
-            try await Task.sleep(for: .seconds(1.7))
-            let recorded = try await sandbox.requests()
+            // The held request answered after the client gave up: still the one request at the server.
+            try await sandbox.release()
+            var recorded = try await sandbox.requests()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while recorded.first?.serviceMilliseconds == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+                recorded = try await sandbox.requests()
+            }
+            #expect(recorded.first?.serviceMilliseconds != nil)
             #expect(recorded.count == 1)
         }
     }

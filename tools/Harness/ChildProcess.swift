@@ -2,11 +2,13 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// A program a test or benchmark starts and talks to by lines: commands on its stdin, reports on its stdout.
+/// A program a test or benchmark starts: commands on its stdin, reports on its stdout, read by lines, or its stdout
+/// and stderr in a file (`outputPath`), for a server such as mosquitto that is only watched.
 ///
-/// Spawned with every signal unblocked and at its default (children of Foundation's `Process` inherit a
-/// mask that blocks SIGTERM, and then ignore it). Its stdin is a pipe only this side holds: when the test
-/// process dies, the child reads end of file, and the tools exit on it. Its stderr is this process's.
+/// Spawned with every signal unblocked and at its default (a child inherits the mask of the thread that spawns it,
+/// and the test runner's threads block SIGTERM: mosquitto would then ignore the SIGTERM that makes it save its
+/// sessions). Its stdin is a pipe only this side holds: when the test process dies, the child reads end of file,
+/// and the tools exit on it. Without `outputPath` its stderr is this process's.
 public final class ChildProcess: Sendable {
     /// What the child printed so far; shared with the thread that reads its stdout.
     private final class Output: Sendable {
@@ -24,14 +26,18 @@ public final class ChildProcess: Sendable {
 
     public let pid: pid_t
     public let name: String
+    /// The file that takes the child's stdout and stderr, when one was given.
+    public let outputPath: String?
     private let output = Output()
     /// The write end of the child's stdin; nil once closed.
     private let input: Mutex<Int32?>
     /// The exit status once reaped: after that the pid may belong to someone else.
     private let exitStatus = Mutex<Int32?>(nil)
 
-    /// Starts `executable`; `environment` replaces this process's own when given.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+    /// Starts `executable`; `environment` replaces this process's own when given; `outputPath` takes its stdout and
+    /// stderr (appended) instead of `lines`.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                outputPath: String? = nil) throws {
         // Socket pairs rather than pipes: Glibc's module does not export pipe2, and close-on-exec must be set at
         // creation, or a child spawned meanwhile by another thread would keep our end open.
         let toChild = try Self.channel()
@@ -51,7 +57,12 @@ public final class ChildProcess: Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        if let outputPath {
+            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -59,10 +70,7 @@ public final class ChildProcess: Sendable {
         var nothingBlocked = sigset_t()
         sigemptyset(&nothingBlocked)
         var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGUSR1, SIGUSR2, SIGCHLD] {
-            sigaddset(&defaults, signal)
-        }
+        sigfillset(&defaults)
         posix_spawnattr_setsigmask(&attributes, &nothingBlocked)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
@@ -81,6 +89,7 @@ public final class ChildProcess: Sendable {
         }
         Glibc.signal(SIGPIPE, SIG_IGN)  // a child that died must fail the test, not kill the runner
         pid = child
+        self.outputPath = outputPath
         // An interpreter's child is known by its script.
         let program = executable.hasSuffix("python3") || executable.hasSuffix("sh") ? arguments.first ?? executable : executable
         name = URL(fileURLWithPath: program).lastPathComponent
@@ -97,8 +106,14 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    /// Every line the child printed so far, without its newline.
+    /// Every line the child printed so far, without its newline (none when `outputPath` takes its output).
     public var lines: [String] { output.withLock { $0.lines } }
+
+    /// Everything the child printed so far: the file's text with `outputPath`, else `lines`.
+    public var printed: String {
+        guard let outputPath else { return lines.joined(separator: "\n") }
+        return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+    }
 
     /// Sends one line to the child's stdin.
     public func send(_ line: String) throws {
@@ -159,6 +174,13 @@ public final class ChildProcess: Sendable {
         let status = reap(pid, within: timeout)
         exitStatus.withLock { $0 = status ?? 128 + SIGKILL }
         return status
+    }
+
+    /// SIGTERM, then SIGKILL after `grace`; the exit status, nil when it had to be killed.
+    @discardableResult
+    public func stop(grace: Duration = .seconds(10)) -> Int32? {
+        signal(SIGTERM)
+        return waitForExit(timeout: grace)
     }
 
     /// A connected pair of descriptors, both close-on-exec: [0] is the reading end by convention, [1] the writing one.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Harness
 import JSONCore
 import Synchronization
 
@@ -26,9 +27,7 @@ public final class Chromium: Sendable {
     public init(width: Int = 1280, height: Int = 800) throws {
         let executable = ["/usr/bin/chromium", "/usr/lib/chromium/chromium"].first { (path: String) in access(path, X_OK) == 0 }
         guard let executable else { throw BrowserError("chromium is not installed (apt-get install chromium)") }
-        var template = Array("/tmp/kiosk-chromium-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw BrowserError("mkdtemp failed") }
-        profile = String(cString: made)
+        profile = try makeScratchDirectory("kiosk-chromium")
         var toBrowser: [Int32] = [0, 0]
         var fromBrowser: [Int32] = [0, 0]
         guard pipe(&toBrowser) == 0, pipe(&fromBrowser) == 0 else { throw BrowserError("pipe failed") }

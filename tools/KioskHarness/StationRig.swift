@@ -23,9 +23,7 @@ public final class StationRig: @unchecked Sendable {
     /// options for the bridge.
     public init(language: String = "en", hold: Int = 8, journalEvents: Int = 0, kioskArguments: [String] = []) throws {
         api = try SandboxAPI.start()
-        var template = Array("/tmp/kiosk-test-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw BrowserError("mkdtemp failed") }
-        directory = String(cString: made)
+        directory = try makeScratchDirectory("kiosk-test")
         if journalEvents > 0 { try Self.writeJournal(directory + "/journal", events: journalEvents) }
         socketPath = directory + "/scand.sock"
         cameraPath = directory + "/camera.y4m"
