@@ -28,7 +28,7 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        .target(name: "SealTrustKit", dependencies: ["JSONCore", "CCurl", "ProductVersion"]),
+        .target(name: "SealTrustKit", dependencies: ["JSONCore", "CCurl", "POSIXSupport", "ProductVersion"]),
 
         // NFC: PC/SC readers through pcscd.
         // A C target rather than a system library: see Sources/CPCSCLite/include/CPCSCLite.h.
@@ -158,7 +158,7 @@ let package = Package(
         .testTarget(name: "ScanJournalTests", dependencies: ["JSONCore", "ScanJournal", "TestSupport"]),
         .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "JSONCore", "POSIXSupport", "ScanJournal", "TestSupport"]),
         .target(name: "BridgeTestSupport", dependencies: ["TestSupport", "SystemdTestSupport"], path: "Tests/BridgeTestSupport"),
-        .testTarget(name: "StationClientTests", dependencies: ["StationClient", "StationWire", "BridgeTestSupport", "sealtrust-scand"]),
+        .testTarget(name: "StationClientTests", dependencies: ["StationClient", "StationWire", "POSIXSupport", "BridgeTestSupport", "sealtrust-scand"]),
         .testTarget(
             name: "MQTTBridgeTests",
             dependencies: [

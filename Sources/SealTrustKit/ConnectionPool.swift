@@ -1,3 +1,4 @@
+import POSIXSupport
 import Synchronization
 
 /// The connections to the API that wait between calls. A *fresh* one (opened, tunnelled, TLS done, nothing
@@ -9,13 +10,14 @@ final class ConnectionPool: Sendable {
         var fresh: [CurlConnection] = []
         var used: [CurlConnection] = []
         var opening = false
-        var renewal: Task<Void, Never>?
     }
 
     private let settings: ConnectionSettings
     private let keepAlive: Duration
     private let openTimeout: Duration
     private let state = Mutex(State())
+    /// Ends the renewal thread when the pool goes.
+    private let stopRenewal = ThreadSignal()
 
     /// Enough for the calls in flight that a station makes at once; more would only hold memory.
     private static let maximumUsed = 4
@@ -24,20 +26,19 @@ final class ConnectionPool: Sendable {
         self.settings = settings
         self.keepAlive = keepAlive
         self.openTimeout = openTimeout
-        let renewal = Task.detached(priority: .utility) { [weak self] in
-            while true {
-                guard let wake = self?.nextRenewal() else { return }
-                try? await Task.sleep(until: wake, clock: .continuous)
-                guard !Task.isCancelled, let pool = self else { return }
-                pool.renewDueConnections()
+        // The renewal opens connections, a blocking C call, so it has a thread of its own, which sleeps until the
+        // next connection is due and holds the pool only while it renews.
+        OSThread.start(name: "api-renewal") { [weak self, stopRenewal] in
+            while let wake = self?.nextRenewal() {
+                if stopRenewal.wait(timeout: max(.zero, wake - .now)) { return }
+                self?.renewDueConnections()
             }
         }
-        state.withLock { $0.renewal = renewal }
         prepareFresh()
     }
 
     deinit {
-        state.withLock { $0.renewal }?.cancel()
+        stopRenewal.signal()
     }
 
     /// Blocks. A connection that has never carried a request when `fresh` is asked; otherwise a kept-alive

@@ -1,4 +1,5 @@
 import Glibc
+import POSIXSupport
 
 /// A connected Unix stream socket to the daemon, closed when the last holder lets go,
 /// so the reader thread and a sender never race a close against a reused number.
@@ -6,24 +7,18 @@ final class SocketDescriptor: Sendable {
     let value: Int32
 
     static func connect(path: String) throws(StationClientError) -> SocketDescriptor {
-        let bytes = Array(path.utf8)
-        var address = sockaddr_un()
-        guard !bytes.isEmpty, bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw .system(operation: "connect", path: path, errno: ENAMETOOLONG)
-        }
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw .system(operation: "socket", path: path, errno: errno) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        let descriptor: Int32
+        do throws(Errno) {
+            let address = try UnixSocketAddress(path: path)
+            descriptor = try UnixSocket.make(.stream)
+            do throws(Errno) {
+                try UnixSocket.connect(descriptor, to: address)
+            } catch {
+                close(descriptor)
+                throw error
             }
-        }
-        guard connected == 0 else {
-            let code = errno
-            close(descriptor)
-            throw .system(operation: "connect", path: path, errno: code)
+        } catch {
+            throw .system(operation: "connect", path: path, errno: error)
         }
         return SocketDescriptor(descriptor)
     }
@@ -41,17 +36,14 @@ final class SocketDescriptor: Sendable {
         var sent = 0
         while sent < bytes.count {
             let result = bytes.withUnsafeBytes { raw in
-                send(value, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+                Result { () throws(Errno) in try UnixSocket.sendNow(value, UnsafeRawBufferPointer(rebasing: raw[sent...])) }
             }
-            if result < 0 {
-                switch errno {
-                case EINTR: continue
-                case EAGAIN: throw .daemonNotReading
-                case EPIPE, ECONNRESET: throw .closedByDaemon
-                case let code: throw .system(operation: "send", path: "", errno: code)
-                }
+            switch result {
+            case .success(0): throw .daemonNotReading
+            case .success(let taken): sent += taken
+            case .failure(let error) where error.rawValue == EPIPE || error.rawValue == ECONNRESET: throw .closedByDaemon
+            case .failure(let error): throw .system(operation: "send", path: "", errno: error)
             }
-            sent += result
         }
     }
 

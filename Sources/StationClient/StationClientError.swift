@@ -1,9 +1,9 @@
-import Glibc
+import POSIXSupport
 
 /// Why a connection to the daemon failed or ended; errno kept as the kernel gave it.
 public enum StationClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A socket call failed (`connect` ECONNREFUSED or ENOENT: the daemon is not running).
-    case system(operation: String, path: String, errno: Int32)
+    case system(operation: String, path: String, errno: Errno)
     /// The daemon closed the connection (it stopped, or dropped a client that read too slowly).
     case closedByDaemon
     /// A line from the daemon was longer than `StationConnection.maximumLineBytes`.
@@ -22,7 +22,7 @@ public enum StationClientError: Error, Sendable, Equatable, CustomStringConverti
     public var description: String {
         switch self {
         case .system(let operation, let path, let code):
-            return "\(operation) \(path): \(String(cString: strerror(code)))"
+            return "\(operation) \(path): \(code)"
         case .closedByDaemon: return "the daemon closed the connection"
         case .lineTooLong(let bytes): return "the daemon sent a line of more than \(bytes) bytes"
         case .protocolBroken(let line): return "the daemon broke the protocol: \(line)"

@@ -23,12 +23,14 @@ public final class StationConnection: Sendable {
         let wake = try WakeEvent()
         let inbox = LineInbox(capacity: queueCapacity)
         OSThread.start(name: "station-read") { readLines(from: socket, wake: wake, into: inbox) }
-        let timer = Task {
-            try await Task.sleep(for: helloTimeout)
-            inbox.finish(.noHello(seconds: Int(helloTimeout.components.seconds)))
+        let first = await withTaskGroup(of: Void.self) { timer in
+            timer.addTask {
+                guard (try? await Task.sleep(for: helloTimeout)) != nil else { return }
+                inbox.finish(.noHello(seconds: Int(helloTimeout.components.seconds)))
+            }
+            defer { timer.cancelAll() }
+            return await inbox.next { wake.signal() }
         }
-        let first = await inbox.next { wake.signal() }
-        timer.cancel()
         do {
             guard let first else { throw inbox.ending ?? .closedByDaemon }
             guard let message = StationMessage(line: first) else { throw StationClientError.protocolBroken(line: String(first.prefix(200))) }
@@ -100,7 +102,7 @@ public final class StationConnection: Sendable {
                                pollfd(fd: full ? -1 : socket.value, events: Int16(POLLIN), revents: 0)]
             if poll(&descriptors, 2, -1) < 0 {
                 if errno == EINTR { continue }
-                inbox.finish(.system(operation: "poll", path: "", errno: errno))
+                inbox.finish(.system(operation: "poll", path: "", errno: .current))
                 return
             }
             if descriptors[0].revents != 0 { wake.drain() }
@@ -108,7 +110,7 @@ public final class StationConnection: Sendable {
             let count = recv(socket.value, &chunk, chunk.count, 0)
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                inbox.finish(errno == ECONNRESET ? .closedByDaemon : .system(operation: "recv", path: "", errno: errno))
+                inbox.finish(errno == ECONNRESET ? .closedByDaemon : .system(operation: "recv", path: "", errno: .current))
                 return
             }
             if count == 0 {

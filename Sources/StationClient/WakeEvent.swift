@@ -1,4 +1,5 @@
 import Glibc
+import POSIXSupport
 
 /// A socket pair used as a self-pipe (glibc's module lacks pipe2 and eventfd): a thread blocked in poll(2) on the socket also wakes when another task signals it.
 final class WakeEvent: Sendable {
@@ -9,7 +10,7 @@ final class WakeEvent: Sendable {
     init() throws(StationClientError) {
         var ends: [Int32] = [-1, -1]
         let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        guard socketpair(AF_UNIX, flags, 0, &ends) == 0 else { throw .system(operation: "socketpair", path: "", errno: errno) }
+        guard socketpair(AF_UNIX, flags, 0, &ends) == 0 else { throw .system(operation: "socketpair", path: "", errno: .current) }
         descriptor = ends[0]
         writeEnd = ends[1]
     }

@@ -1,5 +1,6 @@
 import BridgeTestSupport
 import Foundation
+import POSIXSupport
 import StationClient
 import StationWire
 import Synchronization
@@ -81,7 +82,7 @@ struct StationFeedTests {
             Issue.record("expected a failed attempt")
             return
         }
-        #expect(error == .system(operation: "connect", path: "/nonexistent/scand.sock", errno: ENOENT))
+        #expect(error == .system(operation: "connect", path: "/nonexistent/scand.sock", errno: Errno(ENOENT)))
         #expect(retry >= .milliseconds(800) && retry <= .milliseconds(1200))
         var backoff = ReconnectBackoff()
         let waits = (0..<8).map { _ in backoff.next() }
