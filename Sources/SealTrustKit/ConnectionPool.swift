@@ -26,8 +26,8 @@ final class ConnectionPool: Sendable {
         self.settings = settings
         self.keepAlive = keepAlive
         self.openTimeout = openTimeout
-        // The renewal opens connections, a blocking C call, so it has a thread of its own, which sleeps until the
-        // next connection is due and holds the pool only while it renews.
+        // The renewal waits on a thread of its own (a blocking wait, not one of Swift's pool) until the
+        // next connection is due; it holds the pool only while it renews.
         OSThread.start(name: "api-renewal") { [weak self, stopRenewal] in
             while let wake = self?.nextRenewal() {
                 if stopRenewal.wait(timeout: max(.zero, wake - .now)) { return }
