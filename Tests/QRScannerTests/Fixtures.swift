@@ -67,11 +67,13 @@ enum Fixtures {
     /// A few real photos the decoder reads upright, each turned by every multiple of 15 degrees.
     static let turnedPhotos: [PhotoFrame] = realPhotoSet("turns", ["qrcode-1/1", "qrcode-3/01", "qrcode-4/01"])
 
+    /// The real photos: `../shared/fixtures/realqr` beside the repository, used in place.
+    static let realPhotoFolder = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/realqr").path
+
     private static func realPhotoSet(_ set: String, _ arguments: [String]) -> [PhotoFrame] {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("qrphotos-\(set)-\(getpid())")
         try? FileManager.default.removeItem(at: out)
-        let photos = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/realqr").path
-        run("/usr/bin/python3", [packageRoot.appendingPathComponent("tools/qrfixtures/realphotos.py").path, photos, out.path, set] + arguments)
+        run("/usr/bin/python3", [packageRoot.appendingPathComponent("tools/qrfixtures/realphotos.py").path, realPhotoFolder, out.path, set] + arguments)
         return table(out.appendingPathComponent(set)).map { fields in
             PhotoFrame(image: URL(fileURLWithPath: fields[0]), expected: fields[1].split(separator: "|").map { bytes(hex: String($0)) }, category: fields[2])
         }

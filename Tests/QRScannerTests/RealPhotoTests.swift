@@ -27,7 +27,7 @@ struct RealPhotoTests {
     @Test(arguments: ["qrcode-1", "qrcode-2", "qrcode-3", "qrcode-4", "qrcode-5", "qrcode-6"])
     func everyPhotoEitherLibraryReadsIsRead(category: String) throws {
         let photos = Fixtures.realPhotos.filter { $0.category == category }
-        #expect(photos.count >= 8, "the photos of \(category) were made into frames")
+        #expect(photos.count >= 8, "the photos of \(category) were made into frames from \(Fixtures.realPhotoFolder) (the repository's ../shared/fixtures/realqr)")
         var ours = 0, zbar = 0, zxing = 0
         for photo in photos {
             let image = try #require(GreyImage(contentsOf: photo.image))
@@ -46,7 +46,7 @@ struct RealPhotoTests {
 
     @Test func aCodeTurnedByAnyMultipleOf15DegreesIsRead() throws {
         let turned = Fixtures.turnedPhotos
-        #expect(turned.count == 3 * 24)
+        #expect(turned.count == 3 * 24, "the turned photos were made from \(Fixtures.realPhotoFolder) (the repository's ../shared/fixtures/realqr)")
         for photo in turned {
             let image = try #require(GreyImage(contentsOf: photo.image))
             #expect(photo.expected.contains(decode(image).first ?? []), "\(photo.image.lastPathComponent) (\(photo.category) degrees) is not read")
