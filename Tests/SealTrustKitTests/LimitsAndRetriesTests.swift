@@ -8,10 +8,13 @@ struct LimitsAndRetriesTests {
     @Test func callOverTheBucketLimitIsRefusedLocallyUntilTheWindowSlides() async throws {
         try await withSandbox(window: 2) { sandbox in
             let client = makeClient(sandbox, tokens: TokenBox("tok-user"), window: 2)
+            var firstAnswered: ContinuousClock.Instant?
             for _ in 0..<20 {
                 _ = try await client.claimState(ticketID: "tkt-issued")
+                if firstAnswered == nil { firstAnswered = .now }
             }
             let refused = await sealTrustError { try await client.claimState(ticketID: "tkt-issued") }
+            let refusedAt = ContinuousClock.now
             guard case .tooManyCalls(let seconds)? = refused else {
                 Issue.record("expected a local refusal, got \(String(describing: refused))")
                 return
@@ -24,7 +27,10 @@ struct LimitsAndRetriesTests {
             _ = try await client.certificate(identifier: Catalogue.chronograph)
             #expect(try await sandbox.requests().count == 21)
 
-            let reopened = try await callOnceTheBucketReopens(refusedAt: ContinuousClock.now, retryAfterSeconds: seconds) {
+            // The client's window opens again 2 s after it sent the first call; the sandbox's, 2 s after it counted
+            // it, which was before its answer: from then on both take the call.
+            try await Task.sleep(until: try #require(firstAnswered) + .seconds(2), clock: .continuous)
+            let reopened = try await callOnceTheBucketReopens(refusedAt: refusedAt, retryAfterSeconds: seconds) {
                 try await client.claimState(ticketID: "tkt-issued")
             }
             #expect(reopened.state == "issued")
