@@ -6,8 +6,10 @@ import Testing
 @Suite("Limits and retries: local refusal, Retry-After, one retry for reads only", .timeLimit(.minutes(1)))
 struct LimitsAndRetriesTests {
     @Test func callOverTheBucketLimitIsRefusedLocallyUntilTheWindowSlides() async throws {
-        try await withSandbox(window: 2) { sandbox in
-            let client = makeClient(sandbox, tokens: TokenBox("tok-user"), window: 2)
+        // Long enough for 20 calls on a loaded machine (a 2 s window was not), short for the test's wait.
+        let window = 5
+        try await withSandbox(window: Double(window)) { sandbox in
+            let client = makeClient(sandbox, tokens: TokenBox("tok-user"), window: TimeInterval(window))
             var firstAnswered: ContinuousClock.Instant?
             for _ in 0..<20 {
                 _ = try await client.claimState(ticketID: "tkt-issued")
@@ -19,7 +21,7 @@ struct LimitsAndRetriesTests {
                 Issue.record("expected a local refusal, got \(String(describing: refused))")
                 return
             }
-            #expect((1...2).contains(seconds))
+            #expect((1...window).contains(seconds))
             #expect(refused?.kind == nil && refused?.retryAfterSeconds == seconds)
             #expect(ScanOutcome.from(try #require(refused)).verdict == .tooManyCalls)
             #expect(try await sandbox.requests().count == 20)
@@ -27,9 +29,9 @@ struct LimitsAndRetriesTests {
             _ = try await client.certificate(identifier: Catalogue.chronograph)
             #expect(try await sandbox.requests().count == 21)
 
-            // The client's window opens again 2 s after it sent the first call; the sandbox's, 2 s after it counted
-            // it, which was before its answer: from then on both take the call.
-            try await Task.sleep(until: try #require(firstAnswered) + .seconds(2), clock: .continuous)
+            // The client's window opens again a window after it sent the first call; the sandbox's, a window after it
+            // counted it, which was before its answer: from then on both take the call.
+            try await Task.sleep(until: try #require(firstAnswered) + .seconds(window), clock: .continuous)
             let reopened = try await callOnceTheBucketReopens(refusedAt: refusedAt, retryAfterSeconds: seconds) {
                 try await client.claimState(ticketID: "tkt-issued")
             }
