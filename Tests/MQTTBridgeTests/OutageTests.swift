@@ -7,7 +7,7 @@ import SystemdTestSupport
 import Testing
 import TestSupport
 
-/// What the issue demands take time: the broker is away 30 s, so the first test runs 30 to 45 s.
+/// A broker away for 30 s takes time: the first test runs 30 to 45 s.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct OutageTests {
     @Test func aBrokerStoppedFor30SecondsDuringABurstOf2000ScansLosesNothing() async throws {
