@@ -152,7 +152,7 @@ let package = Package(
         .testTarget(name: "HandheldScannerTests", dependencies: ["HandheldScanner", "ScannerDevices", "TestSupport"]),
         .testTarget(
             name: "StationCoreTests",
-            dependencies: ["StationCore", "DaemonConfiguration", "JSONCore", "ScanJournal", "StationWire", "VerdictSocket", "TestSupport"],
+            dependencies: ["StationCore", "DaemonConfiguration", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "VerdictSocket", "TestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ScanJournalTests", dependencies: ["JSONCore", "ScanJournal", "TestSupport"]),

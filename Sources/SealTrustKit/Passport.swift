@@ -10,6 +10,16 @@ public struct Passport: Sendable, Hashable {
     public let gtin: String?
     /// Every field of the answer, known ones included, as raw JSON.
     public let fields: [String: JSON]
+
+    public init(identifier: String?, accessTier: String?, productName: String?, brand: String?, gtin: String?,
+                fields: [String: JSON]) {
+        self.identifier = identifier
+        self.accessTier = accessTier
+        self.productName = productName
+        self.brand = brand
+        self.gtin = gtin
+        self.fields = fields
+    }
 }
 
 /// The audiences a passport is served to; none contains another.

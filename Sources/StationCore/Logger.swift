@@ -68,6 +68,8 @@ public final class Logger: Sendable {
     public func info(_ message: @autoclosure () -> String) { write(.info, message) }
     public func debug(_ message: @autoclosure () -> String) { write(.debug, message) }
 
+    public func log(_ severity: Severity, _ message: @autoclosure () -> String) { write(severity, message) }
+
     private func write(_ severity: Severity, _ message: () -> String) {
         guard severity.isShown(at: level) else { return }
         // Outside text (a reader's name, an API's detail) cannot reach the log with its control characters.

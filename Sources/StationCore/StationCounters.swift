@@ -1,70 +1,55 @@
 import JSONCore
-import ScanJournal
 import StationWire
-import Synchronization
 
 /// What `status` and the systemd status line count.
-final class StationCounters: Sendable {
-    private struct Counts {
-        var scans = 0
-        var scansByMedium: [Medium: Int] = [:]
-        var readErrors: [ReadErrorReason: Int] = [:]
-        var verdicts: [Outcome: Int] = [:]
-        var apiErrors = 0
-        var lastAPIError: String?
-        /// `status`'s `last_api_error`: when, and what went wrong.
-        var lastAPIErrorJSON: JSON?
+struct StationCounters: Sendable {
+    private(set) var scans = 0
+    private var scansByMedium: [Medium: Int] = [:]
+    private var readErrors: [ReadErrorReason: Int] = [:]
+    private var verdicts: [Outcome: Int] = [:]
+    private var apiErrors = 0
+    private(set) var lastAPIError: String?
+    /// `status`'s `last_api_error`: when, and what went wrong.
+    private(set) var lastAPIErrorJSON: JSON?
+
+    mutating func countScan(by medium: Medium) {
+        scans += 1
+        scansByMedium[medium, default: 0] += 1
     }
 
-    private let counts = Mutex(Counts())
-
-    func countScan(by medium: Medium) {
-        counts.withLock { counts in
-            counts.scans += 1
-            counts.scansByMedium[medium, default: 0] += 1
-        }
+    mutating func countReadError(_ reason: ReadErrorReason) {
+        readErrors[reason, default: 0] += 1
     }
 
-    func countReadError(_ reason: ReadErrorReason) {
-        counts.withLock { $0.readErrors[reason, default: 0] += 1 }
-    }
-
-    func count(_ verdict: Verdict) {
-        counts.withLock { counts in
-            counts.verdicts[verdict.outcome, default: 0] += 1
-            if verdict.isAPIError {
-                counts.apiErrors += 1
-                counts.lastAPIError = verdict.logSummary
-                var fields: [(String, JSON)] = [("at", .string(Timestamp.now().text))]
-                if let report = verdict.error.flatMap(APIErrorReport.init) {
-                    fields.append(("kind", .string(report.kind.rawValue)))
-                    if let cause = report.cause { fields.append(("cause", .string(cause.rawValue))) }
-                    let status = report.httpStatus.map { "HTTP \($0)" }
-                    if let detail = [status, report.detail].compactMap({ $0 }).joined(separator: ": ").nonEmpty {
-                        fields.append(("detail", .string(detail)))
-                    }
+    /// `timestamp`: when the verdict came, as RFC 3339 text.
+    mutating func count(_ verdict: Verdict, at timestamp: String) {
+        verdicts[verdict.outcome, default: 0] += 1
+        if verdict.isAPIError {
+            apiErrors += 1
+            lastAPIError = verdict.logSummary
+            var fields: [(String, JSON)] = [("at", .string(timestamp))]
+            if let report = verdict.error.flatMap(APIErrorReport.init) {
+                fields.append(("kind", .string(report.kind.rawValue)))
+                if let cause = report.cause { fields.append(("cause", .string(cause.rawValue))) }
+                let status = report.httpStatus.map { "HTTP \($0)" }
+                if let detail = [status, report.detail].compactMap({ $0 }).joined(separator: ": ").nonEmpty {
+                    fields.append(("detail", .string(detail)))
                 }
-                counts.lastAPIErrorJSON = .object(fields)
             }
+            lastAPIErrorJSON = .object(fields)
         }
     }
-
-    var scans: Int { counts.withLock { $0.scans } }
-    var lastAPIError: String? { counts.withLock { $0.lastAPIError } }
-    var lastAPIErrorJSON: JSON? { counts.withLock { $0.lastAPIErrorJSON } }
 
     /// Every medium, outcome and reason is listed, zero included, in the protocol's order: a scraper (the kiosk's
     /// `/metrics`) gets the daemon's counts since it started, not what a bridge happened to see.
     var json: JSON {
-        counts.withLock { counts in
-            .object([
-                ("scans", .int(Int64(counts.scans))),
-                ("scans_by_medium", .object(Medium.allCases.map { ($0.rawValue, .int(Int64(counts.scansByMedium[$0] ?? 0))) })),
-                ("verdicts", .object(Outcome.allCases.map { ($0.rawValue, .int(Int64(counts.verdicts[$0] ?? 0))) })),
-                ("api_errors", .int(Int64(counts.apiErrors))),
-                ("read_errors", .object(ReadErrorReason.allCases.map { ($0.rawValue, .int(Int64(counts.readErrors[$0] ?? 0))) })),
-            ])
-        }
+        .object([
+            ("scans", .int(Int64(scans))),
+            ("scans_by_medium", .object(Medium.allCases.map { ($0.rawValue, .int(Int64(scansByMedium[$0] ?? 0))) })),
+            ("verdicts", .object(Outcome.allCases.map { ($0.rawValue, .int(Int64(verdicts[$0] ?? 0))) })),
+            ("api_errors", .int(Int64(apiErrors))),
+            ("read_errors", .object(ReadErrorReason.allCases.map { ($0.rawValue, .int(Int64(readErrors[$0] ?? 0))) })),
+        ])
     }
 }
 

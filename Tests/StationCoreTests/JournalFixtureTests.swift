@@ -38,12 +38,12 @@ struct JournalFixtureTests {
     @Test func theCoreGoesOnNumberingAfterTheOldDaemonsLastEvent() async throws {
         let copy = try copyOfFixture()
         defer { try? FileManager.default.removeItem(atPath: copy) }
-        try await Station.run(api: nil, adjusting: { $0.journalPath = copy }) { station, events in
-            #expect(JSON.object(station.core.helloFields())["last_seq"] == 15)
-            station.core.verify(raw: "plain text", requestID: nil, from: ClientID(rawValue: 1))
+        try await CoreRig.run(adjusting: { $0.journalPath = copy }) { rig, events in
+            #expect(JSON.object(rig.core.helloFields())["last_seq"] == 15)
+            rig.core.verify(raw: "plain text", requestID: nil, from: ClientID(rawValue: 1))
             let (scan, verdict) = try await events.scanAndVerdict()
             #expect(scan["seq"] == 16 && verdict["seq"] == 17)
-            #expect(try station.journal.events(after: 14).map(\.seq) == [15, 16, 17])
+            #expect(try rig.journal.events(after: 14).map(\.seq) == [15, 16, 17])
         }
     }
 }

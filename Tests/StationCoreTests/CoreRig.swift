@@ -61,50 +61,47 @@ struct PublishedEvents {
     }
 }
 
-/// One station core in this process, journaling into a scratch folder, against the sandbox API when given one.
-struct Station {
+/// One station core in this process, journaling into a scratch folder, its API calls answered by a stand-in.
+struct CoreRig {
     let core: StationCore
     let journal: Journal
     let directory: String
     let statusLines: AsyncStream<String>
 
-    /// The sandbox every test of the process shares; each test resets it first.
-    static let sharedAPI = Result { try SandboxAPI.start() }
-
-    static func options(api: SandboxAPI?, directory: String) -> DaemonOptions {
+    static func options(directory: String) -> DaemonOptions {
         var options = DaemonOptions()
         options.nfc = .none
         options.camera = .none
         options.journalPath = directory + "/journal"
         options.station = "test-bench"
-        options.apiTimeout = 10
-        if let api { options.apiBase = api.baseURL }
         return options
     }
 
     /// Runs a core for `body`, then stops it gracefully and waits for it; returns what `body` returned.
     /// `logger` and `now`: where its log lines go and the clock that spaces out a source's logged errors.
     static func run<Result: Sendable>(
-        api: SandboxAPI?, adjusting adjust: (inout DaemonOptions) -> Void = { _ in },
+        api: StandInAPI = StandInAPI(), adjusting adjust: (inout DaemonOptions) -> Void = { _ in },
         logger: Logger = Logger(level: .warning, environment: [:]),
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
-        _ body: (Station, inout PublishedEvents) async throws -> Result
+        _ body: (CoreRig, inout PublishedEvents) async throws -> Result
     ) async throws -> Result {
-        let directory = NSTemporaryDirectory() + "station-core-\(UUID().uuidString)"
+        let directory = try makeScratchDirectory("station-core")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var options = options(api: api, directory: directory)
+        var options = options(directory: directory)
         adjust(&options)
         let journal = try Journal(path: options.journalPath)
         defer { journal.close() }
         let publisher = RecordingPublisher()
         let (statusLines, statusContinuation) = AsyncStream.makeStream(of: String.self)
         let core = StationCore(options: options, journal: journal, publisher: publisher, logger: logger,
-                               tokens: TokenStore(path: nil, logger: logger), now: now) { statusContinuation.yield($0) }
-        let station = Station(core: core, journal: journal, directory: directory, statusLines: statusLines)
+                               tokens: TokenStore(path: nil, logger: logger), now: now, makeAPI: { _ in api }) {
+            statusContinuation.yield($0)
+        }
+        let rig = CoreRig(core: core, journal: journal, directory: directory, statusLines: statusLines)
         var events = PublishedEvents(publisher)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await core.run() }
-            let result = try await body(station, &events)
+            let result = try await body(rig, &events)
             core.stopGracefully()
             try await group.waitForAll()
             return result

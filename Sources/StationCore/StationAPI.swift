@@ -1,0 +1,14 @@
+import SealTrustKit
+
+/// The SealTrust API as the station calls it. Each call blocks the calling thread (one of the core's call threads) on
+/// the network and hands the answer over on that thread, before the client opens its next connection. The daemon's
+/// is `SealTrustClient`; the core's tests use an in-process stand-in.
+public protocol StationAPI: Sendable {
+    /// Sends the chip URL once, exactly as scanned; never retried.
+    func verifyScan(_ proof: ChipProof, latitude: Double?, longitude: Double?,
+                    answeredOnThisThread answered: (Result<ScanVerification, any Error>) -> Void)
+    func passport(identifier: String, tier: AccessTier, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void)
+    func referencePassport(gtin: String, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void)
+}
+
+extension SealTrustClient: StationAPI {}

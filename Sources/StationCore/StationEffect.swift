@@ -1,0 +1,35 @@
+import DaemonConfiguration
+import JSONCore
+import ScanJournal
+import StationWire
+import VerdictSocket
+
+/// What a station asks to be done, in the order given: the runtime carries each out and feeds back what the journal
+/// and the API answered.
+enum StationEffect: Sendable {
+    case log(Logger.Severity, String)
+    /// Journals `event` (durable before it is published), publishes it, then feeds back `.recorded`. `startsCall`: the
+    /// journal feeds `.scanWritten` as soon as the line is written, and publishes the event even if its fdatasync fails.
+    case record(StationEvent, requester: ClientID?, room: Journal.Room, record: StationRecord, startsCall: Bool)
+    /// Makes the call on a thread of its own and feeds back `.answered`.
+    case startCall(StationCall)
+    /// Shows a recorded verdict at the devices that can (a reader's LED and buzzer).
+    case show(VerdictEvent)
+    /// Answers a client's `verify` whose scan or verdict the journal refused.
+    case refuseUnrecorded(String, requestID: JSON?, requester: ClientID)
+    /// The systemd status line changed.
+    case statusLine(String)
+    /// A reload applied `options`: later calls go through a client made for them. `needsRestart` names the keys that
+    /// differ from the running value and keep it.
+    case reloaded(DaemonOptions, needsRestart: [String])
+    /// Stopping, and every scan taken has its verdict.
+    case stopped
+}
+
+/// Which of the station's events a `record` effect journals, so that its outcome comes back to the right scan.
+enum StationRecord: Sendable, Hashable {
+    case scan(id: String)
+    case verdict(scanID: String)
+    case source
+    case readError
+}
