@@ -17,7 +17,9 @@ let package = Package(
         // The one JSON value type, its parser and its writer, for API bodies, events and commands alike.
         .target(name: "JSONCore"),
         // Protocol 1's words: typed events, commands and answers, and the one-line event formatter.
-        .target(name: "StationWire", dependencies: ["JSONCore"]),
+        // Lines for people: the one logger and the one escaper of outside text, for every program.
+        .target(name: "Logging", dependencies: ["POSIXSupport"]),
+        .target(name: "StationWire", dependencies: ["JSONCore", "Logging"]),
         // The version every shipped program prints, in one place.
         .target(name: "ProductVersion"),
 
@@ -28,7 +30,7 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        .target(name: "SealTrustKit", dependencies: ["JSONCore", "CCurl", "POSIXSupport", "ProductVersion"]),
+        .target(name: "SealTrustKit", dependencies: ["JSONCore", "CCurl", "POSIXSupport", "Logging", "ProductVersion"]),
 
         // NFC: PC/SC readers through pcscd.
         // A C target rather than a system library: see Sources/CPCSCLite/include/CPCSCLite.h.
@@ -50,7 +52,7 @@ let package = Package(
         // The pure part (records, keymaps, code ends, lines) apart from the devices, so fuzz/ builds it alone.
         .target(name: "HandheldScanner"),
         .target(name: "CLinuxInput"),
-        .target(name: "ScannerDevices", dependencies: ["HandheldScanner", "CLinuxInput", "POSIXSupport"]),
+        .target(name: "ScannerDevices", dependencies: ["HandheldScanner", "CLinuxInput", "Logging", "POSIXSupport"]),
 
         // The daemon's parts.
         .target(name: "ScanJournal", dependencies: ["JSONCore", "POSIXSupport"]),
@@ -60,13 +62,13 @@ let package = Package(
         .target(name: "VerdictSocket", dependencies: ["JSONCore", "ScanJournal", "StationWire", "POSIXSupport", "Lifecycle"]),
         // What the command line and the configuration file set, and the files they name, read as the daemon reads them:
         // apart from the core, so that fuzz/config builds few modules.
-        .target(name: "DaemonConfiguration", dependencies: ["HandheldScanner", "SealTrustKit", "StationWire", "POSIXSupport"]),
+        .target(name: "DaemonConfiguration", dependencies: ["HandheldScanner", "Logging", "SealTrustKit", "StationWire", "POSIXSupport"]),
         // The station core: sources in, one scan and one verdict per string read, every event journaled then published.
         .target(
             name: "StationCore",
             dependencies: [
                 "JSONCore", "SealTrustKit", "NFCReader", "QRScanner", "HandheldScanner", "ScannerDevices", "ScanJournal", "VerdictSocket",
-                "StationWire", "POSIXSupport", "Lifecycle", "ProductVersion", "DaemonConfiguration",
+                "StationWire", "POSIXSupport", "Lifecycle", "Logging", "ProductVersion", "DaemonConfiguration",
             ]
         ),
 
@@ -74,11 +76,11 @@ let package = Package(
         .executableTarget(
             name: "sealtrust-scand",
             dependencies: [
-                "StationCore", "DaemonConfiguration", "ScanJournal", "VerdictSocket", "Lifecycle", "SystemdSupport", "ProductVersion",
+                "StationCore", "DaemonConfiguration", "ScanJournal", "VerdictSocket", "Lifecycle", "Logging", "SystemdSupport", "ProductVersion",
                 "POSIXSupport", "StationWire",
             ]
         ),
-        .executableTarget(name: "sealtrust-scanctl", dependencies: ["JSONCore", "StationWire", "POSIXSupport", "ProductVersion"]),
+        .executableTarget(name: "sealtrust-scanctl", dependencies: ["JSONCore", "Logging", "StationWire", "POSIXSupport", "ProductVersion"]),
 
         // A client of the daemon's socket for bridges: lines, commands, replay with reconnects.
         .target(name: "StationClient", dependencies: ["JSONCore", "StationWire", "POSIXSupport"]),
@@ -91,7 +93,7 @@ let package = Package(
         ),
         .target(
             name: "MQTTBridge",
-            dependencies: ["CMosquitto", "POSIXSupport", "StationClient", "JSONCore", "StationWire", "SystemdSupport", "ProductVersion", "Lifecycle"]
+            dependencies: ["CMosquitto", "POSIXSupport", "Logging", "StationClient", "JSONCore", "StationWire", "SystemdSupport", "ProductVersion", "Lifecycle"]
         ),
         .executableTarget(name: "sealtrust-mqtt", dependencies: ["MQTTBridge", "Lifecycle"]),
 
@@ -101,8 +103,8 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
-        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "JSONCore", "StationWire", "StationClient", "Lifecycle"]),
-        .executableTarget(name: "sealtrust-kiosk", dependencies: ["KioskBridge", "Lifecycle", "ProductVersion", "SystemdSupport"]),
+        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "JSONCore", "Logging", "StationWire", "StationClient", "Lifecycle"]),
+        .executableTarget(name: "sealtrust-kiosk", dependencies: ["KioskBridge", "Lifecycle", "Logging", "POSIXSupport", "ProductVersion", "SystemdSupport"]),
 
         // What the tests and benchmarks drive: child processes, the sandbox API, the virtual tag, a private
         // pcscd, a socket line client. Outside Tests/, for the benchmarks; never shipped.
@@ -147,12 +149,12 @@ let package = Package(
         .testTarget(name: "SystemdSupportTests", dependencies: ["POSIXSupport", "SystemdSupport", "SystemdTestSupport", "TestSupport", "notify-probe"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         .testTarget(name: "DaemonConfigurationTests", dependencies: ["DaemonConfiguration", "TestSupport"]),
-        .testTarget(name: "StationWireTests", dependencies: ["StationWire", "JSONCore"]),
+        .testTarget(name: "StationWireTests", dependencies: ["StationWire", "JSONCore", "Logging"]),
         .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),
         .testTarget(name: "HandheldScannerTests", dependencies: ["HandheldScanner", "ScannerDevices", "TestSupport"]),
         .testTarget(
             name: "StationCoreTests",
-            dependencies: ["StationCore", "DaemonConfiguration", "JSONCore", "ScanJournal", "SealTrustKit", "StationWire", "VerdictSocket", "TestSupport"],
+            dependencies: ["StationCore", "DaemonConfiguration", "JSONCore", "Logging", "ScanJournal", "SealTrustKit", "StationWire", "VerdictSocket", "TestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ScanJournalTests", dependencies: ["JSONCore", "ScanJournal", "TestSupport"]),

@@ -1,3 +1,4 @@
+import Logging
 import StationWire
 
 /// A problem with the command line or the configuration file, already worded as the one line stderr shows.

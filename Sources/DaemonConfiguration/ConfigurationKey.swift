@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HandheldScanner
+import Logging
 import SealTrustKit
 import StationWire
 

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import HandheldScanner
+import Logging
 import SealTrustKit
 
 /// Everything the command line and the configuration file can set, with daemon.md's defaults.

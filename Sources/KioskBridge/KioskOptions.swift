@@ -1,3 +1,4 @@
+import Logging
 /// `sealtrust-kiosk`'s command line (outputs.md).
 public struct KioskOptions: Sendable, Equatable {
     public static let usage = """
@@ -72,15 +73,7 @@ public struct KioskOptions: Sendable, Equatable {
     }
 }
 
-/// Text from outside, fit for a terminal or a log line: control characters shown as `\u{..}`, cut to 200 characters.
+/// Text from outside, fit for a terminal or a log line: control characters escaped, cut to 200 characters.
 public func printable(_ text: String) -> String {
-    var shown = ""
-    for scalar in text.unicodeScalars.prefix(200) {
-        if scalar.properties.generalCategory == .control || scalar == "\\" {
-            shown += scalar.escaped(asASCII: true)
-        } else {
-            shown.unicodeScalars.append(scalar)
-        }
-    }
-    return shown
+    TerminalText.escaped(text, keepingAtMost: 200)
 }

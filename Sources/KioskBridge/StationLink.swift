@@ -1,4 +1,5 @@
 import Lifecycle
+import Logging
 import StationClient
 import StationWire
 
@@ -8,11 +9,11 @@ public struct StationLink: Service {
     let socketPath: String
     let hub: EventHub
     let station: StationState
-    let log: KioskLog
+    let log: Logger
     static let askStatus = ClientCommand(id: "kiosk-status", action: .status)
     static let statusInterval = Duration.seconds(5)
 
-    public init(socketPath: String, hub: EventHub, station: StationState, log: KioskLog) {
+    public init(socketPath: String, hub: EventHub, station: StationState, log: Logger) {
         self.socketPath = socketPath
         self.hub = hub
         self.station = station

@@ -1,4 +1,5 @@
 import Lifecycle
+import Logging
 import StationClient
 import StationWire
 import Synchronization
@@ -15,7 +16,7 @@ public final class StreamResumer: Service, Sendable {
 
     let socketPath: String
     let hub: EventHub
-    let log: KioskLog
+    let log: Logger
     static let quietID = "kiosk-quiet"
     static let replayID = "kiosk-resume"
     /// A replay that brings nothing for this long is given up; the browsers ask again. A long one that moves is
@@ -37,7 +38,7 @@ public final class StreamResumer: Service, Sendable {
 
     public var name: String { "stream resumer" }
 
-    public init(socketPath: String, hub: EventHub, log: KioskLog) {
+    public init(socketPath: String, hub: EventHub, log: Logger) {
         self.socketPath = socketPath
         self.hub = hub
         self.log = log

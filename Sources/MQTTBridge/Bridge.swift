@@ -51,7 +51,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
         feed = StationFeed(socketPath: options.socketPath, since: saved)
         replayer = Replayer(socketPath: options.socketPath)
         (linkStarts, linkStarted) = AsyncStream.makeStream(of: BrokerLink.self, bufferingPolicy: .bufferingNewest(1))
-        LogLine.notice("publishing to \(options.url!) from seq \(saved + 1) (state in \(seqFile.path))")
+        bridgeLog.notice("publishing to \(options.url!) from seq \(saved + 1) (state in \(seqFile.path))")
     }
 
     /// Runs until cancelled, then leaves the broker cleanly and saves the acknowledged seq.
@@ -89,7 +89,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
                     $0.newestSeq = max($0.newestSeq, hello.lastSeq)
                 }
                 tellSystemd()
-                LogLine.notice("daemon of station \(hello.station.printable) connected at seq \(hello.lastSeq); reading from seq \(since + 1)")
+                bridgeLog.notice("daemon of station \(hello.station.printable) connected at seq \(hello.lastSeq); reading from seq \(since + 1)")
                 try? feed.send(Self.askStatus)
             case .event(let event):
                 guard let seq = event.seq else { continue }
@@ -98,10 +98,10 @@ final class Bridge: BrokerObserver, Service, Sendable {
             case .caughtUp:
                 break
             case .lost(let range):
-                LogLine.error("events \(range.lowerBound) to \(range.upperBound) were removed by the daemon's journal retention before they were published: they are lost to the broker")
+                bridgeLog.error("events \(range.lowerBound) to \(range.upperBound) were removed by the daemon's journal retention before they were published: they are lost to the broker")
                 window.skip(through: range.upperBound)
             case .journalBehind(let asked, let newest):
-                LogLine.error("the daemon's journal ends at seq \(newest), below the acknowledged seq \(asked): it was replaced; publishing it from seq 1")
+                bridgeLog.error("the daemon's journal ends at seq \(newest), below the acknowledged seq \(asked): it was replaced; publishing it from seq 1")
                 window.rebase(to: 0)
             case .answer(let message):
                 guard message.type == .status, case .object(let members) = message.json else { continue }
@@ -114,7 +114,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
                     $0.daemonOnline = false
                 }
                 tellSystemd()
-                LogLine.warning("daemon at \(options.socketPath): \(text)")
+                bridgeLog.warning("daemon at \(options.socketPath): \(text)")
             }
         }
     }
@@ -141,7 +141,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
                     do { try await Task.sleep(for: .milliseconds(10)) } catch { return false }
                     continue
                 case .refused(let error):
-                    LogLine.error("cannot publish event seq \(seq) (\(event.type.name.printable)): \(error); it is skipped")
+                    bridgeLog.error("cannot publish event seq \(seq) (\(event.type.name.printable)): \(error); it is skipped")
                     window.skip(through: seq)
                     return true
                 }
@@ -151,7 +151,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
 
     /// Follows the daemon again from `from`: what the broker did not acknowledge is read and published again.
     private func resend(from: UInt64) {
-        LogLine.notice("the broker session ended with events unacknowledged: publishing again from seq \(from + 1)")
+        bridgeLog.notice("the broker session ended with events unacknowledged: publishing again from seq \(from + 1)")
         feed.restart(since: from)
     }
 
@@ -159,7 +159,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
         let started = link.withLock { current -> BrokerLink? in
             if let current {
                 if current.settings.clientID != "sealtrust-mqtt-\(Topics.level(station))" {
-                    LogLine.warning("the daemon now calls its station \(station.printable); restart sealtrust-mqtt to use it in topics")
+                    bridgeLog.warning("the daemon now calls its station \(station.printable); restart sealtrust-mqtt to use it in topics")
                 }
                 return nil
             }
@@ -220,9 +220,9 @@ final class Bridge: BrokerObserver, Service, Sendable {
             return last
         }
         if let failure, failure != before {
-            LogLine.error("cannot save the acknowledged seq in \(seqFile.path): \(failure); a restart would publish again what was acknowledged since the last save")
+            bridgeLog.error("cannot save the acknowledged seq in \(seqFile.path): \(failure); a restart would publish again what was acknowledged since the last save")
         } else if failure == nil, before != nil {
-            LogLine.notice("the acknowledged seq is saved in \(seqFile.path) again")
+            bridgeLog.notice("the acknowledged seq is saved in \(seqFile.path) again")
         }
         return failure == nil
     }
@@ -250,7 +250,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
             $0.brokerOnline = true
         }
         tellSystemd()
-        LogLine.notice("connected to \(options.url!) (\(version))")
+        bridgeLog.notice("connected to \(options.url!) (\(version))")
         window.sessionStarted(session)
         // At once, not when the daemon's next event comes: after a burst, none may come for hours.
         if let from = window.takeResend() { resend(from: from) }
@@ -260,7 +260,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
     func brokerAcknowledged(mid: Int32, session: Int, reasonCode: Int32) {
         let seq = window.acknowledge(mid: mid, session: session)
         if reasonCode >= 0x80, let seq {
-            LogLine.error("the broker refused event seq \(seq): \(String(cString: mosquitto_reason_string(reasonCode))) (reason \(reasonCode))")
+            bridgeLog.error("the broker refused event seq \(seq): \(String(cString: mosquitto_reason_string(reasonCode))) (reason \(reasonCode))")
         }
     }
 
@@ -272,13 +272,13 @@ final class Bridge: BrokerObserver, Service, Sendable {
             $0.brokerOnline = false
         }
         tellSystemd()
-        LogLine.error("broker: \(text)")
+        bridgeLog.error("broker: \(text)")
     }
 
     func brokerMessage(topic: String, payload: [UInt8]) {
         guard let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }), topic == topics.replay else { return }
         if let refusal = replayer.submit(payload: payload) {
-            LogLine.warning("a replay request was refused: \(refusal.refusal ?? "")")
+            bridgeLog.warning("a replay request was refused: \(refusal.refusal ?? "")")
             _ = link.publish(topic: topics.replayAnswer, payload: refusal.payload, retain: false)
         }
     }
@@ -303,7 +303,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
                     window.recordOther(mid: mid, session: session)
                     return true
                 case .refused(let error):
-                    LogLine.error("cannot publish a replayed message: \(error)")
+                    bridgeLog.error("cannot publish a replayed message: \(error)")
                     return true
                 case .notConnected:
                     break

@@ -63,10 +63,10 @@ public enum BridgeCommand {
             services: [service], stopDeadline: stopDeadline, notifier: notifier,
             hooks: ServiceGroup.Hooks(
                 started: {},
-                reload: { LogLine.notice("SIGHUP: nothing to reload; a new configuration needs a restart") },
-                stopping: { signal in LogLine.notice("\(signal): stopping") },
+                reload: { bridgeLog.notice("SIGHUP: nothing to reload; a new configuration needs a restart") },
+                stopping: { signal in bridgeLog.notice("\(signal): stopping") },
                 serviceEnded: { name, error in
-                    if let error { LogLine.error("\(name) failed: \(error)") }
+                    if let error { bridgeLog.error("\(name) failed: \(error)") }
                 }))
         group.runBlockingMainThread()
         // `_exit`, not `exit`: libmosquitto's and OpenSSL's exit-time destructors would run while their threads may

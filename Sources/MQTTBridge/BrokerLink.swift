@@ -79,7 +79,7 @@ final class BrokerLink: Sendable {
                 return
             case .protocolRefused where version == Int32(MQTT_PROTOCOL_V5):
                 version = Int32(MQTT_PROTOCOL_V311)
-                LogLine.notice("the broker does not speak MQTT 5; using MQTT 3.1.1")
+                bridgeLog.notice("the broker does not speak MQTT 5; using MQTT 3.1.1")
                 continue
             case .protocolRefused:
                 let wait = backoff.next()

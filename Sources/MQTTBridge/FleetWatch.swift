@@ -60,7 +60,7 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
         }
         let done = totals.withLock { $0 }
         let repeats = stations.withLock { $0.values.reduce(0) { $0 + $1.sequence.repeats } }
-        LogLine.notice("\(done.delivered) events in order, \(repeats) repeats dropped, \(done.gone) gone, \(done.requests) replay requests")
+        bridgeLog.notice("\(done.delivered) events in order, \(repeats) repeats dropped, \(done.gone) gone, \(done.requests) replay requests")
     }
 
     // MARK: The broker's messages (the link's thread)
@@ -84,7 +84,7 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
                 guard let from = gone["from"]?.integerValue, let to = gone["to"]?.integerValue, from >= 1, from <= to else { return nil }
                 return UInt64(from)...UInt64(to)
             }
-            if let refusal = json["error"]?.stringValue { LogLine.warning("station \(station.printable): the bridge refused a replay: \(refusal.printable)") }
+            if let refusal = json["error"]?.stringValue { bridgeLog.warning("station \(station.printable): the bridge refused a replay: \(refusal.printable)") }
             update(station) { state in
                 // Asked again at the next check if the gap is still open: the answer comes after the events it sent.
                 state.asked = state.asked.map { ($0.range, ContinuousClock.now - $0.wait + .seconds(1), $0.wait) }
@@ -122,7 +122,7 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
             do {
                 try file?.append(delivery)
             } catch {
-                LogLine.error("cannot write \(file?.path ?? station): \(error)")
+                bridgeLog.error("cannot write \(file?.path ?? station): \(error)")
                 break
             }
         }
@@ -140,7 +140,7 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
             let (file, last) = try StationFile.open(directory: outputDirectory, station: station)
             return Station(sequence: StationSequence(resumingAfter: last ?? 0), file: file)
         } catch {
-            LogLine.error("cannot open the file of station \(station.printable) in \(outputDirectory): \(error); its events are only printed")
+            bridgeLog.error("cannot open the file of station \(station.printable) in \(outputDirectory): \(error); its events are only printed")
             return Station(sequence: StationSequence(resumingAfter: nil))
         }
     }
@@ -165,7 +165,7 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
             }
             guard let link = link.withLock({ $0 }) else { continue }
             for (station, range) in requests {
-                LogLine.notice("station \(station.printable): events \(range.lowerBound) to \(range.upperBound) missing; asking again")
+                bridgeLog.notice("station \(station.printable): events \(range.lowerBound) to \(range.upperBound) missing; asking again")
                 let topic = Topics(prefix: prefix, station: station).replay
                 if case .queued = link.publish(topic: topic, payload: "{\"from\":\(range.lowerBound),\"to\":\(range.upperBound)}", retain: false) {
                     totals.withLock { $0.requests += 1 }
@@ -175,13 +175,13 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
     }
 
     func brokerConnected(session: Int, protocolVersion: Int32) {
-        LogLine.notice("watching \(Topics.watched(prefix: prefix).joined(separator: ", "))")
+        bridgeLog.notice("watching \(Topics.watched(prefix: prefix).joined(separator: ", "))")
     }
 
     func brokerAcknowledged(mid: Int32, session: Int, reasonCode: Int32) {}
 
     func brokerUnavailable(reason: String, retryIn: Duration) {
-        LogLine.error("broker: \(reason.printable); retrying in \(retryIn.components.seconds) s")
+        bridgeLog.error("broker: \(reason.printable); retrying in \(retryIn.components.seconds) s")
     }
 
     /// Whole lines straight to stdout, so each is out at once even into a pipe.

@@ -1,3 +1,4 @@
+import Logging
 /// Why a request never completed, in the contract's six causes, with words an operator can act on.
 public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Cause: String, Sendable, Hashable, CaseIterable {
@@ -21,21 +22,9 @@ public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertib
 
     public init(_ cause: Cause, _ detail: String) {
         self.cause = cause
-        self.detail = Self.escapingControlCharacters(detail)
+        // Nothing from outside reaches a log or a terminal with its control characters intact.
+        self.detail = TerminalText.escaped(detail)
     }
 
     public var description: String { "\(cause.rawValue): \(detail)" }
-
-    /// Nothing from outside reaches a log or a terminal with its control characters intact.
-    static func escapingControlCharacters(_ text: String) -> String {
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                escaped += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
-    }
 }

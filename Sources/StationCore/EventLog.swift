@@ -1,4 +1,5 @@
 import JSONCore
+import Logging
 import ScanJournal
 import StationWire
 import Synchronization

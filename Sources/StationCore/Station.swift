@@ -1,5 +1,6 @@
 import DaemonConfiguration
 import JSONCore
+import Logging
 import ProductVersion
 import ScanJournal
 import SealTrustKit

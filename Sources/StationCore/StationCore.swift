@@ -2,6 +2,7 @@ import DaemonConfiguration
 import FoundationEssentials
 import JSONCore
 import Lifecycle
+import Logging
 import POSIXSupport
 import ProductVersion
 import ScanJournal

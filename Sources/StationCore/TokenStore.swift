@@ -1,4 +1,5 @@
 import DaemonConfiguration
+import Logging
 import Synchronization
 
 /// The bearer token for passport reads, read from a file and read again whenever the file changes.

@@ -1,5 +1,6 @@
 import Glibc
 import JSONCore
+import Logging
 
 /// One readable line per event, for people watching a terminal (`sealtrust-scanctl watch`, `sealtrust-mqtt watch`).
 ///

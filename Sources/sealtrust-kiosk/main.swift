@@ -1,6 +1,8 @@
 import Glibc
 import KioskBridge
 import Lifecycle
+import Logging
+import POSIXSupport
 import ProductVersion
 import SystemdSupport
 
@@ -10,7 +12,7 @@ import SystemdSupport
 // them on a thread of its own, as the daemon does (and SIGPIPE is ignored: a client gone mid-write ends nothing).
 SignalWatcher.blockSignals()
 
-let log = KioskLog()
+let log = Logger(program: "sealtrust-kiosk", level: .info)
 let options: KioskOptions
 do {
     switch try KioskOptions.parse(Array(CommandLine.arguments.dropFirst())) {
@@ -24,7 +26,8 @@ do {
         options = parsed
     }
 } catch {
-    log.error("\(error.description)\n\(KioskOptions.usage)")
+    log.error(error.description)
+    try? FileDescriptor.writeAll(2, (KioskOptions.usage + "\n").utf8)
     exit(2)
 }
 

@@ -1,5 +1,6 @@
 import Glibc
 import JSONCore
+import Logging
 import ProductVersion
 import StationWire
 

@@ -1,4 +1,5 @@
 import Glibc
+import Logging
 import StationWire
 
 /// Whole lines straight to the descriptors: each event is out as soon as it is printed,

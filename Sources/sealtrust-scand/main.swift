@@ -2,6 +2,7 @@ import DaemonConfiguration
 import FoundationEssentials
 import Glibc
 import Lifecycle
+import Logging
 import POSIXSupport
 import ProductVersion
 import ScanJournal
@@ -48,7 +49,7 @@ do {
     failAtStart(error.message, status: 2)
 }
 
-let logger = Logger(level: options.logLevel, environment: environment)
+let logger = Logger(program: "sealtrust-scand", level: options.logLevel, environment: environment)
 let notifier = SystemdNotifier.fromEnvironment()
 
 // The socket first: a daemon refused here ("another daemon is already listening") exits before it touches the

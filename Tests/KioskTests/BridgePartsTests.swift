@@ -25,7 +25,7 @@ struct BridgePartsTests {
     @Test func outsideTextIsMadeHarmless() {
         #expect(KioskPage.htmlEscaped("<b a=\"x\">&'\u{7}") == "&lt;b a=&quot;x&quot;&gt;&amp;&#39;")
         #expect(Exposition.escapedLabel("ACS \"ACR\" 1\\2\nx\u{1}y") == "ACS \\\"ACR\\\" 1\\\\2\\nxy")
-        #expect(printable("reader\u{1B}[31m\n") == "reader\\u{1B}[31m\\n")
+        #expect(printable("reader\u{1B}[31m\n") == "reader\\x1b[31m\\x0a")
         let frame = String(decoding: EventFrame.journaled(seq: 7, type: "verdict", line: "{\"a\":\r\n1}"), as: UTF8.self)
         #expect(frame == "id: 7\nevent: verdict\ndata: {\"a\":  1}\n\n", "a line break never starts a new field")
         let odd = String(decoding: EventFrame.journaled(seq: 8, type: "x\ny", line: "{}"), as: UTF8.self)

@@ -1,6 +1,7 @@
 import Foundation
 import DaemonConfiguration
 import JSONCore
+import Logging
 import ScanJournal
 import StationCore
 import StationWire
@@ -81,7 +82,7 @@ struct CoreRig {
     /// `logger` and `now`: where its log lines go and the clock that spaces out a source's logged errors.
     static func run<Result: Sendable>(
         api: StandInAPI = StandInAPI(), adjusting adjust: (inout DaemonOptions) -> Void = { _ in },
-        logger: Logger = Logger(level: .warning, environment: [:]),
+        logger: Logger = Logger(program: "sealtrust-scand", level: .warning, environment: [:]),
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
         _ body: (CoreRig, inout PublishedEvents) async throws -> Result
     ) async throws -> Result {

@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import Logging
 import SealTrustKit
 import StationCore
 import StationWire
@@ -174,7 +175,7 @@ struct StationCoreTests {
     @Test func aSourceFlippingBetweenErrorAndReadyLogsItsErrorAtMostOnceAMinute() async throws {
         let clock = ManualClock()
         let logged = LoggedLines()
-        let logger = Logger(level: .warning, environment: [:]) { logged.append($0) }
+        let logger = Logger(program: "sealtrust-scand", level: .warning, environment: [:]) { logged.append($0) }
         let id = "y4m:/run/camera.fifo"
         func errorLines() -> [String] { logged.all.filter { $0.contains("source \(id) error: ") } }
         try await CoreRig.run(logger: logger, now: { clock.now }) { rig, events in
@@ -200,7 +201,7 @@ struct StationCoreTests {
     @Test func aHandheldScannersReadErrorsAreLoggedAtMostOnceAMinuteWithTheCountHeldBack() async throws {
         let clock = ManualClock()
         let logged = LoggedLines()
-        let logger = Logger(level: .warning, environment: [:]) { logged.append($0) }
+        let logger = Logger(program: "sealtrust-scand", level: .warning, environment: [:]) { logged.append($0) }
         let serial = "serial:/dev/serial/by-id/usb-Scanner-if00"
         func lines(_ source: String) -> [String] { logged.all.filter { $0.contains("read error on \(source): ") } }
         try await CoreRig.run(logger: logger, now: { clock.now }) { rig, events in

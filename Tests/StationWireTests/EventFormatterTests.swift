@@ -1,4 +1,5 @@
 import JSONCore
+import Logging
 import StationWire
 import Testing
 

@@ -1,4 +1,5 @@
 import JSONCore
+import Logging
 import StationWire
 
 /// sealtrust-scanctl's human output (`watch`, `replay`, `verify`, `status`): whatever the daemon sends, no line

@@ -1,5 +1,6 @@
 import Glibc
 @testable import DaemonConfiguration
+import Logging
 import StationCore
 import Synchronization
 
@@ -15,7 +16,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     close(descriptor)
 
     let logged = Mutex<[String]>([])
-    let logger = Logger(level: .debug, environment: [:]) { line in logged.withLock { $0.append(line) } }
+    let logger = Logger(program: "sealtrust-scand", level: .debug, environment: [:]) { line in logged.withLock { $0.append(line) } }
     let store = TokenStore(path: tokenPath, logger: logger)
     let token = store.token()
 

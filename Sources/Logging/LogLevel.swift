@@ -1,4 +1,4 @@
-/// How much the daemon logs (`--log-level`): each level shows its own lines and those of the levels before it.
+/// How much a program logs (the daemon's `--log-level`): each level shows its own lines and those of the levels before it.
 public enum LogLevel: String, Sendable, CaseIterable, Comparable {
     case error, warning, info, debug
 

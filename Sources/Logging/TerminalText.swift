@@ -5,6 +5,11 @@ public enum TerminalText {
     /// Each control character as a visible escape: C0, DEL and C1 (ESC, BEL, CR, LF...) as `\x1b` (`\u009b` for C1),
     /// and the bidirectional controls (U+202E RIGHT-TO-LEFT OVERRIDE, the isolates, the marks) as `\u202e`, which
     /// would otherwise reorder what a terminal shows around them; every other character as it is.
+    /// `escaped`, of the first `limit` characters: a device's name or a server's text can be of any length.
+    public static func escaped(_ text: some StringProtocol, keepingAtMost limit: Int) -> String {
+        escaped(String(String.UnicodeScalarView(text.unicodeScalars.prefix(limit))))
+    }
+
     public static func escaped(_ text: String) -> String {
         guard containsControl(text) else { return text }
         var result = ""

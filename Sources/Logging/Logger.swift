@@ -1,12 +1,12 @@
-import DaemonConfiguration
 import FoundationEssentials
 import POSIXSupport
-import StationWire
 import Synchronization
 
-/// Lines for people on stderr; under journald each carries its syslog priority as `<N>`.
+/// Lines for people on stderr, for every program of the station. Under journald (JOURNAL_STREAM set) each carries its
+/// syslog priority as `<N>` and nothing else, since journald names the program; elsewhere `program: severity: text`.
+/// Outside text in a line (a reader's name, an API's detail) reaches it with its control characters escaped.
 ///
-/// Callers never pass a token or a claim nonce: nothing secret reaches this type.
+/// Callers never pass a token, a claim nonce or a password: nothing secret reaches this type.
 public final class Logger: Sendable {
     public enum Severity: Sendable {
         case error, warning, notice, info, debug
@@ -43,16 +43,19 @@ public final class Logger: Sendable {
     }
 
     private let state: Mutex<LogLevel>
+    private let program: String
     private let underJournald: Bool
     /// Where whole lines go: stderr, or what a test reads.
     private let output: @Sendable (String) -> Void
 
-    public init(level: LogLevel, environment: [String: String] = ProcessInfo.processInfo.environment,
+    /// A stderr that is closed or whose reader has gone loses the line and nothing else.
+    public init(program: String, level: LogLevel, environment: [String: String] = ProcessInfo.processInfo.environment,
                 output: @escaping @Sendable (String) -> Void = { line in
                     // A log line that cannot be written has nowhere else to go.
                     try? FileDescriptor.writeAll(2, line.utf8)
                 }) {
         state = Mutex(level)
+        self.program = program
         underJournald = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
         self.output = output
     }
@@ -72,11 +75,10 @@ public final class Logger: Sendable {
 
     private func write(_ severity: Severity, _ message: () -> String) {
         guard severity.isShown(at: level) else { return }
-        // Outside text (a reader's name, an API's detail) cannot reach the log with its control characters.
         let text = TerminalText.escaped(message())
         let line = underJournald
             ? "<\(severity.syslogPriority)>\(text)\n"
-            : "sealtrust-scand: \(severity.label): \(text)\n"
+            : "\(program): \(severity.label): \(text)\n"
         output(line)
     }
 }
