@@ -89,4 +89,18 @@ import Testing
         #expect(concurrent.withLock { $0.count } == 3)
         for _ in 0..<3 { release.signal() }
     }
+
+    @Test func aWakeMakesThePipeReadableUntilItIsDrained() throws {
+        let pipe = try WakePipe()
+        var watched = [pollfd(fd: pipe.readEnd, events: Int16(POLLIN), revents: 0)]
+        #expect(poll(&watched, 1, 0) == 0)
+        pipe.wake()
+        pipe.wake()
+        #expect(poll(&watched, 1, 0) == 1)
+        #expect(watched[0].revents & Int16(POLLIN) != 0)
+        pipe.drain()
+        watched[0].revents = 0
+        #expect(poll(&watched, 1, 0) == 0)
+        #expect(fcntl(pipe.readEnd, F_GETFD) & FD_CLOEXEC != 0)
+    }
 }
