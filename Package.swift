@@ -101,7 +101,7 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
-        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "JSONCore", "StationWire", "StationClient", "Lifecycle"]),
+        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "JSONCore", "StationWire", "StationClient", "Lifecycle", "POSIXSupport"]),
         .executableTarget(name: "sealtrust-kiosk", dependencies: ["KioskBridge", "Lifecycle", "ProductVersion", "SystemdSupport"]),
 
         // What the tests and benchmarks drive: child processes, the sandbox API, the virtual tag, a private

@@ -1,4 +1,5 @@
 import Glibc
+import POSIXSupport
 
 /// A bound, listening TCP socket for the HTTP server; errno kept as the kernel gave it.
 public struct ListeningSocket: Sendable {
@@ -8,15 +9,15 @@ public struct ListeningSocket: Sendable {
 
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public let operation: String
-        public let errno: Int32
-        public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
+        public let errno: Errno
+        public var description: String { "\(operation): \(errno)" }
     }
 
     /// Binds `address` (IPv4 or IPv6, numeric) on `port` and listens.
     public static func bind(_ address: ListenAddress) throws(Failure) -> ListeningSocket {
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(operation: "socket", errno: errno) }
+        guard descriptor >= 0 else { throw Failure(operation: "socket", errno: .current) }
         var one: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         let bound: Int32
@@ -38,12 +39,12 @@ public struct ListeningSocket: Sendable {
             }
         }
         guard bound == 0 else {
-            let code = errno
+            let code = Errno.current
             close(descriptor)
             throw Failure(operation: "bind \(address)", errno: code)
         }
         guard listen(descriptor, 128) == 0 else {
-            let code = errno
+            let code = Errno.current
             close(descriptor)
             throw Failure(operation: "listen", errno: code)
         }
@@ -53,7 +54,7 @@ public struct ListeningSocket: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
         guard named == 0 else {
-            let code = errno
+            let code = Errno.current
             close(descriptor)
             throw Failure(operation: "getsockname", errno: code)
         }

@@ -289,7 +289,7 @@ public final class Journal: Sendable {
         } catch where error.rawValue == EOPNOTSUPP {
             return
         } catch {
-            throw .system(operation: "fallocate", path: path, errno: error.rawValue)
+            throw .system(operation: "fallocate", path: path, errno: error)
         }
     }
 
@@ -303,7 +303,7 @@ public final class Journal: Sendable {
         while state.segments.count > 1, total > maxBytes || state.segments[0].newestAt < oldestAllowed {
             let path = directory + "/" + SegmentFile.name(firstSeq: state.segments[0].firstSeq)
             guard unlink(path) == 0 || errno == ENOENT else {
-                throw .system(operation: "unlink", path: path, errno: errno)
+                throw .system(operation: "unlink", path: path, errno: .current)
             }
             total -= state.segments[0].bytes
             state.segments.removeFirst()

@@ -1,4 +1,5 @@
 import Glibc
+import POSIXSupport
 
 /// Reads the journal forward from a `seq`, batch by batch, across segments,
 /// keeping up with events appended while it reads.
@@ -51,7 +52,7 @@ public struct JournalCursor: Sendable {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return [] }
-            throw JournalError.system(operation: "open", path: path, errno: errno)
+            throw JournalError.system(operation: "open", path: path, errno: .current)
         }
         defer { close(descriptor) }
         var events: [JournaledEvent] = []

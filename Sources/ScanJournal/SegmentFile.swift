@@ -1,4 +1,5 @@
 import Glibc
+import POSIXSupport
 
 /// One file of the journal, named by the `seq` of its first event so that
 /// name order is seq order and a reader knows where to start without reading.
@@ -34,7 +35,7 @@ struct SegmentFile: Sendable {
 enum FileCalls {
     static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o640) throws(JournalError) -> Int32 {
         let descriptor = Glibc.open(path, flags | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { throw .system(operation: "open", path: path, errno: errno) }
+        guard descriptor >= 0 else { throw .system(operation: "open", path: path, errno: .current) }
         return descriptor
     }
 
@@ -46,7 +47,7 @@ enum FileCalls {
             }
             if result < 0 {
                 if errno == EINTR { continue }
-                throw .system(operation: "write", path: path, errno: errno)
+                throw .system(operation: "write", path: path, errno: .current)
             }
             written += result
         }
@@ -62,7 +63,7 @@ enum FileCalls {
                 let result = pread(descriptor, buffer.baseAddress! + filled, wanted - filled, off_t(offset + filled))
                 if result < 0 {
                     if errno == EINTR { continue }
-                    failure = .system(operation: "read", path: path, errno: errno)
+                    failure = .system(operation: "read", path: path, errno: .current)
                     return
                 }
                 if result == 0 { return }
@@ -74,12 +75,12 @@ enum FileCalls {
     }
 
     static func syncData(_ descriptor: Int32, path: String) throws(JournalError) {
-        guard fdatasync(descriptor) == 0 else { throw .system(operation: "fdatasync", path: path, errno: errno) }
+        guard fdatasync(descriptor) == 0 else { throw .system(operation: "fdatasync", path: path, errno: .current) }
     }
 
     static func truncate(_ descriptor: Int32, to size: Int, path: String) throws(JournalError) {
         guard ftruncate(descriptor, off_t(size)) == 0 else {
-            throw .system(operation: "ftruncate", path: path, errno: errno)
+            throw .system(operation: "ftruncate", path: path, errno: .current)
         }
     }
 
@@ -87,7 +88,7 @@ enum FileCalls {
     static func syncDirectory(_ path: String) throws(JournalError) {
         let descriptor = try open(path, O_RDONLY | O_DIRECTORY)
         defer { Glibc.close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw .system(operation: "fsync", path: path, errno: errno) }
+        guard fsync(descriptor) == 0 else { throw .system(operation: "fsync", path: path, errno: .current) }
     }
 
     /// Renames a segment that does not make sense out of the journal (`NAME.aside-SECONDS`), keeping it
@@ -99,7 +100,7 @@ enum FileCalls {
             attempt += 1
             asidePath = path + ".aside-\(Int(Timestamp.now().seconds))-\(attempt)"
         }
-        guard rename(path, asidePath) == 0 else { throw .system(operation: "rename", path: path, errno: errno) }
+        guard rename(path, asidePath) == 0 else { throw .system(operation: "rename", path: path, errno: .current) }
         return "journal: set aside \(path) as \(asidePath): \(reason)"
     }
 
@@ -109,14 +110,14 @@ enum FileCalls {
         for component in path.split(separator: "/") {
             prefix += "/" + component
             if mkdir(prefix, 0o750) != 0 && errno != EEXIST {
-                throw .system(operation: "mkdir", path: prefix, errno: errno)
+                throw .system(operation: "mkdir", path: prefix, errno: .current)
             }
         }
     }
 
     static func size(_ descriptor: Int32, path: String) throws(JournalError) -> (bytes: Int, modified: Double) {
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw .system(operation: "fstat", path: path, errno: errno) }
+        guard fstat(descriptor, &info) == 0 else { throw .system(operation: "fstat", path: path, errno: .current) }
         return (Int(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }
 }
