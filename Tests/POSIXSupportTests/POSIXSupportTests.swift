@@ -103,4 +103,25 @@ import Testing
         #expect(poll(&watched, 1, 0) == 0)
         #expect(fcntl(pipe.readEnd, F_GETFD) & FD_CLOEXEC != 0)
     }
+
+    @Test func fileCallsWriteReadAtAnOffsetTruncateAndRename() throws {
+        let directory = "/tmp/posix-support-files-\(getpid())"
+        try FileSystem.makeDirectory(directory, mode: 0o700)
+        defer { rmdir(directory) }
+        #expect(throws: Errno(EEXIST)) { try FileSystem.makeDirectory(directory, mode: 0o700) }
+        let path = directory + "/a"
+        let descriptor = try FileDescriptor.open(path, O_RDWR | O_CREAT | O_APPEND, mode: 0o600)
+        defer { FileDescriptor.close(descriptor) }
+        #expect(fcntl(descriptor, F_GETFD) & FD_CLOEXEC != 0)
+        try FileDescriptor.writeAll(descriptor, Array("hello\n".utf8))
+        try FileDescriptor.synchronizeData(descriptor)
+        #expect(try FileDescriptor.read(descriptor, at: 1, upTo: 100) == Array("ello\n".utf8))
+        try FileDescriptor.truncate(descriptor, to: 2)
+        #expect(try FileDescriptor.status(descriptor).st_size == 2)
+        try FileSystem.rename(path, to: path + ".b")
+        #expect(!FileSystem.exists(path) && FileSystem.exists(path + ".b"))
+        try FileSystem.remove(path + ".b")
+        #expect(throws: Errno(ENOENT)) { try FileSystem.remove(path + ".b") }
+        #expect(throws: Errno(ENOENT)) { try FileDescriptor.open(path, O_RDONLY) }
+    }
 }
