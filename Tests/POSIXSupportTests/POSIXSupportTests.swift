@@ -124,4 +124,17 @@ import Testing
         #expect(throws: Errno(ENOENT)) { try FileSystem.remove(path + ".b") }
         #expect(throws: Errno(ENOENT)) { try FileDescriptor.open(path, O_RDONLY) }
     }
+
+    @Test func anOwnedDescriptorClosesWhenItsOwnerEndsUnlessReleased() {
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        do {
+            let owned = OwnedDescriptor(ends[0])
+            #expect(fcntl(owned.rawValue, F_GETFD) >= 0)
+        }
+        #expect(fcntl(ends[0], F_GETFD) == -1 && errno == EBADF)
+        let released = OwnedDescriptor(ends[1]).release()
+        #expect(fcntl(released, F_GETFD) >= 0)
+        close(released)
+    }
 }
