@@ -103,7 +103,7 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
-        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "JSONCore", "Logging", "StationWire", "StationClient", "Lifecycle"]),
+        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "JSONCore", "Logging", "StationWire", "StationClient", "Lifecycle", "POSIXSupport"]),
         .executableTarget(name: "sealtrust-kiosk", dependencies: ["KioskBridge", "Lifecycle", "Logging", "POSIXSupport", "ProductVersion", "SystemdSupport"]),
 
         // What the tests and benchmarks drive: child processes, the sandbox API, the virtual tag, a private

@@ -1,4 +1,5 @@
 import Glibc
+import POSIXSupport
 
 /// A bound, listening TCP socket for the HTTP server; errno kept as the kernel gave it.
 public struct ListeningSocket: Sendable {
@@ -8,15 +9,17 @@ public struct ListeningSocket: Sendable {
 
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public let operation: String
-        public let errno: Int32
-        public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
+        public let errno: Errno
+        public var description: String { "\(operation): \(errno)" }
     }
 
     /// Binds `address` (IPv4 or IPv6, numeric) on `port` and listens.
     public static func bind(_ address: ListenAddress) throws(Failure) -> ListeningSocket {
         let family = address.isIPv6 ? AF_INET6 : AF_INET
-        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(operation: "socket", errno: errno) }
+        let made = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard made >= 0 else { throw Failure(operation: "socket", errno: .current) }
+        let owned = OwnedDescriptor(made)
+        let descriptor = owned.rawValue
         var one: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         let bound: Int32
@@ -38,14 +41,10 @@ public struct ListeningSocket: Sendable {
             }
         }
         guard bound == 0 else {
-            let code = errno
-            close(descriptor)
-            throw Failure(operation: "bind \(address)", errno: code)
+            throw Failure(operation: "bind \(address)", errno: .current)
         }
         guard listen(descriptor, 128) == 0 else {
-            let code = errno
-            close(descriptor)
-            throw Failure(operation: "listen", errno: code)
+            throw Failure(operation: "listen", errno: .current)
         }
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -53,9 +52,7 @@ public struct ListeningSocket: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
         guard named == 0 else {
-            let code = errno
-            close(descriptor)
-            throw Failure(operation: "getsockname", errno: code)
+            throw Failure(operation: "getsockname", errno: .current)
         }
         let port = withUnsafePointer(to: &storage) { pointer -> UInt16 in
             if address.isIPv6 {
@@ -63,6 +60,6 @@ public struct ListeningSocket: Sendable {
             }
             return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
         }
-        return ListeningSocket(descriptor: descriptor, port: port)
+        return ListeningSocket(descriptor: owned.release(), port: port)
     }
 }

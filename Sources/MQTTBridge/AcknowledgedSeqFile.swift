@@ -51,18 +51,16 @@ struct AcknowledgedSeqFile: Sendable {
     /// Replaces the file with `seq`; the errno of what failed.
     func save(_ seq: UInt64) -> Errno? {
         let bytes = Array("\(seq)\n".utf8)
-        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { return .current }
-        var failure: Errno?
-        do {
-            try FileDescriptor.writeAll(descriptor, bytes)
-            if fdatasync(descriptor) != 0 { failure = .current }
+        do throws(Errno) {
+            do {  // the temporary file is closed before its rename
+                let file = OwnedDescriptor(try FileDescriptor.open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: 0o600))
+                try FileDescriptor.writeAll(file.rawValue, bytes)
+                try FileDescriptor.synchronizeData(file.rawValue)
+            }
+            try FileSystem.rename(temporaryPath, to: path)
+            return nil
         } catch {
-            failure = error
+            return error
         }
-        close(descriptor)
-        if let failure { return failure }
-        guard rename(temporaryPath, path) == 0 else { return .current }
-        return nil
     }
 }

@@ -7,6 +7,29 @@ import Glibc
 public enum OSThread {
     /// Starts `body` on a new detached thread named `name` (at most 15 bytes show in `ps -L`).
     public static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+        let result = create(name: name, body)
+        guard result == 0 else { fatalError("pthread_create: \(Errno(result))") }
+    }
+
+    /// The same, except that when the system refuses a thread (EAGAIN at its limit) `body` runs on the caller's:
+    /// late, but never lost.
+    public static func startOrRunHere(name: String, _ body: @escaping @Sendable () -> Void) {
+        if create(name: name, body) != 0 { body() }
+    }
+
+    /// Blocks the calling thread, one of ours, for `duration` on the monotonic clock, whatever signals come.
+    public static func pause(for duration: Duration) {
+        var end = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &end)
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = end.tv_nsec + Int(attoseconds / 1_000_000_000)
+        end.tv_sec += Int(seconds) + nanoseconds / 1_000_000_000
+        end.tv_nsec = nanoseconds % 1_000_000_000
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end, nil) == EINTR {}
+    }
+
+    /// pthread_create's result: 0 once the detached thread runs `body`.
+    private static func create(name: String, _ body: @escaping @Sendable () -> Void) -> Int32 {
         let box = Unmanaged.passRetained(ThreadBody(name: name, body: body)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { context in
@@ -17,9 +40,10 @@ public enum OSThread {
         }, box)
         guard result == 0 else {
             Unmanaged<ThreadBody>.fromOpaque(box).release()
-            fatalError("pthread_create: \(Errno(result))")
+            return result
         }
         pthread_detach(thread)
+        return 0
     }
 
     /// Names the calling thread through /proc, which every thread may write for itself.

@@ -78,7 +78,7 @@ public final class Journal: Sendable {
         for firstSeq in firstSeqs.dropLast() {
             let filePath = path + "/" + SegmentFile.name(firstSeq: firstSeq)
             let descriptor = try FileCalls.open(filePath, O_RDONLY)
-            defer { Glibc.close(descriptor) }
+            defer { FileDescriptor.close(descriptor) }
             let (bytes, modified) = try FileCalls.size(descriptor, path: filePath)
             segments.append(SegmentFile(firstSeq: firstSeq, bytes: bytes, newestAt: modified))
         }
@@ -93,7 +93,7 @@ public final class Journal: Sendable {
             let (highest, lastIsPlausible) = try TailRecovery.scan(descriptor: descriptor, path: activePath, firstSeq: activeFirstSeq,
                                                                       lastSeq: recovered.lastSeq)
             if let last = recovered.lastSeq, !lastIsPlausible {
-                Glibc.close(descriptor)
+                FileDescriptor.close(descriptor)
                 descriptor = -1
                 notes.append(try FileCalls.setAside(activePath, because: "its last seq \(last) cannot be in it"))
                 lastSeq = max(lastSeq, highest ?? 0)
@@ -105,7 +105,7 @@ public final class Journal: Sendable {
             }
             try FileCalls.syncDirectory(path)
         } catch {
-            if descriptor >= 0 { Glibc.close(descriptor) }
+            if descriptor >= 0 { FileDescriptor.close(descriptor) }
             throw error
         }
         let (bytes, modified) = try FileCalls.size(descriptor, path: activePath)
@@ -231,7 +231,7 @@ public final class Journal: Sendable {
     public func close() {
         state.withLock { state in
             if state.activeDescriptor >= 0 {
-                Glibc.close(state.activeDescriptor)
+                FileDescriptor.close(state.activeDescriptor)
                 state.activeDescriptor = -1
             }
         }
@@ -269,15 +269,15 @@ public final class Journal: Sendable {
             if state.reserved > 0 { try Self.allocate(descriptor, from: 0, count: keeping, path: path) }
             try FileCalls.syncDirectory(directory)
         } catch {
-            Glibc.close(descriptor)
-            unlink(path)
+            FileDescriptor.close(descriptor)
+            try? FileSystem.remove(path)
             throw error
         }
         // Freed both ways: tmpfs frees a hole punched past the end, ext4 what a truncation to the end leaves past it.
         let oldEnd = state.segments[state.segments.count - 1].bytes
         try? FileDescriptor.deallocate(state.activeDescriptor, from: oldEnd, count: state.reserved)
         try? FileCalls.truncate(state.activeDescriptor, to: oldEnd, path: segmentPath(state.segments[state.segments.count - 1].firstSeq))
-        Glibc.close(state.activeDescriptor)
+        FileDescriptor.close(state.activeDescriptor)
         state.activeDescriptor = descriptor
         state.segments.append(SegmentFile(firstSeq: firstSeq, bytes: 0, newestAt: Timestamp.now().seconds))
     }
@@ -286,10 +286,10 @@ public final class Journal: Sendable {
     private static func allocate(_ descriptor: Int32, from offset: Int, count: Int, path: String) throws(JournalError) {
         do {
             try FileDescriptor.allocate(descriptor, from: offset, count: count)
-        } catch where error.rawValue == EOPNOTSUPP {
+        } catch where error == Errno(EOPNOTSUPP) {
             return
         } catch {
-            throw .system(operation: "fallocate", path: path, errno: error.rawValue)
+            throw .system(operation: "fallocate", path: path, errno: error)
         }
     }
 
@@ -302,9 +302,7 @@ public final class Journal: Sendable {
         var removed = false
         while state.segments.count > 1, total > maxBytes || state.segments[0].newestAt < oldestAllowed {
             let path = directory + "/" + SegmentFile.name(firstSeq: state.segments[0].firstSeq)
-            guard unlink(path) == 0 || errno == ENOENT else {
-                throw .system(operation: "unlink", path: path, errno: errno)
-            }
+            try FileCalls.remove(path)
             total -= state.segments[0].bytes
             state.segments.removeFirst()
             removed = true

@@ -1,4 +1,5 @@
 import Glibc
+import POSIXSupport
 
 /// Reads the journal forward from a `seq`, batch by batch, across segments,
 /// keeping up with events appended while it reads.
@@ -48,12 +49,15 @@ public struct JournalCursor: Sendable {
     /// it never moves `position`, so the lines after it still come.
     private mutating func readBatch(maxBytes: Int) throws -> [JournaledEvent] {
         let path = journal.segmentPath(segmentFirstSeq)
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { return [] }
-            throw JournalError.system(operation: "open", path: path, errno: errno)
+        let descriptor: Int32
+        do throws(Errno) {
+            descriptor = try FileDescriptor.open(path, O_RDONLY)
+        } catch where error == Errno(ENOENT) {
+            return []
+        } catch {
+            throw JournalError.system(operation: "open", path: path, errno: error)
         }
-        defer { close(descriptor) }
+        defer { FileDescriptor.close(descriptor) }
         var events: [JournaledEvent] = []
         while events.isEmpty {
             let bytes = try FileCalls.readAt(descriptor, offset: offset, count: maxBytes, path: path)
@@ -130,9 +134,8 @@ public struct JournalCursor: Sendable {
 
     private func hasUnreadLines() throws -> Bool {
         let path = journal.segmentPath(segmentFirstSeq)
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
+        guard let descriptor = try? FileDescriptor.open(path, O_RDONLY) else { return false }
+        defer { FileDescriptor.close(descriptor) }
         return try FileCalls.size(descriptor, path: path).bytes > offset
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import POSIXSupport
 
 /// One file of the journal, named by the `seq` of its first event so that
 /// name order is seq order and a reader knows where to start without reading.
@@ -30,64 +31,47 @@ struct SegmentFile: Sendable {
     }
 }
 
-/// Thin wrappers over the calls the journal makes, failing with the errno kept.
+/// The journal's file calls: POSIXSupport's, each failure named with its operation and path as a `JournalError`.
 enum FileCalls {
     static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o640) throws(JournalError) -> Int32 {
-        let descriptor = Glibc.open(path, flags | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { throw .system(operation: "open", path: path, errno: errno) }
-        return descriptor
+        try naming("open", path) { () throws(Errno) in try FileDescriptor.open(path, flags, mode: mode) }
     }
 
     static func writeAll(_ descriptor: Int32, _ bytes: [UInt8], path: String) throws(JournalError) {
-        var written = 0
-        while written < bytes.count {
-            let result = bytes.withUnsafeBytes { buffer in
-                Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-            }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw .system(operation: "write", path: path, errno: errno)
-            }
-            written += result
-        }
+        try naming("write", path) { () throws(Errno) in try FileDescriptor.writeAll(descriptor, bytes) }
     }
 
     /// Up to `count` bytes at `offset`: no more than the file holds, so a batch's size costs memory only
     /// as far as there are bytes to read.
     static func readAt(_ descriptor: Int32, offset: Int, count: Int, path: String) throws(JournalError) -> [UInt8] {
         let wanted = max(0, min(count, try size(descriptor, path: path).bytes - offset))
-        var failure: JournalError?
-        let bytes = [UInt8](unsafeUninitializedCapacity: wanted) { buffer, filled in
-            while filled < wanted {
-                let result = pread(descriptor, buffer.baseAddress! + filled, wanted - filled, off_t(offset + filled))
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    failure = .system(operation: "read", path: path, errno: errno)
-                    return
-                }
-                if result == 0 { return }
-                filled += result
-            }
-        }
-        if let failure { throw failure }
-        return bytes
+        return try naming("read", path) { () throws(Errno) in try FileDescriptor.read(descriptor, at: offset, upTo: wanted) }
     }
 
     static func syncData(_ descriptor: Int32, path: String) throws(JournalError) {
-        guard fdatasync(descriptor) == 0 else { throw .system(operation: "fdatasync", path: path, errno: errno) }
+        try naming("fdatasync", path) { () throws(Errno) in try FileDescriptor.synchronizeData(descriptor) }
     }
 
     static func truncate(_ descriptor: Int32, to size: Int, path: String) throws(JournalError) {
-        guard ftruncate(descriptor, off_t(size)) == 0 else {
-            throw .system(operation: "ftruncate", path: path, errno: errno)
-        }
+        try naming("ftruncate", path) { () throws(Errno) in try FileDescriptor.truncate(descriptor, to: size) }
     }
 
     /// Makes a new or removed file name durable, not only its contents.
     static func syncDirectory(_ path: String) throws(JournalError) {
         let descriptor = try open(path, O_RDONLY | O_DIRECTORY)
-        defer { Glibc.close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw .system(operation: "fsync", path: path, errno: errno) }
+        defer { FileDescriptor.close(descriptor) }
+        try naming("fsync", path) { () throws(Errno) in try FileDescriptor.synchronize(descriptor) }
+    }
+
+    /// Removes a segment retention dropped; one already gone is as good.
+    static func remove(_ path: String) throws(JournalError) {
+        do throws(Errno) {
+            try FileSystem.remove(path)
+        } catch where error == Errno(ENOENT) {
+            return
+        } catch {
+            throw .system(operation: "unlink", path: path, errno: error)
+        }
     }
 
     /// Renames a segment that does not make sense out of the journal (`NAME.aside-SECONDS`), keeping it
@@ -95,11 +79,11 @@ enum FileCalls {
     static func setAside(_ path: String, because reason: String) throws(JournalError) -> String {
         var asidePath = path + ".aside-\(Int(Timestamp.now().seconds))"
         var attempt = 1
-        while access(asidePath, F_OK) == 0 {
+        while FileSystem.exists(asidePath) {
             attempt += 1
             asidePath = path + ".aside-\(Int(Timestamp.now().seconds))-\(attempt)"
         }
-        guard rename(path, asidePath) == 0 else { throw .system(operation: "rename", path: path, errno: errno) }
+        try naming("rename", path) { () throws(Errno) in try FileSystem.rename(path, to: asidePath) }
         return "journal: set aside \(path) as \(asidePath): \(reason)"
     }
 
@@ -108,15 +92,27 @@ enum FileCalls {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/" + component
-            if mkdir(prefix, 0o750) != 0 && errno != EEXIST {
-                throw .system(operation: "mkdir", path: prefix, errno: errno)
+            do throws(Errno) {
+                try FileSystem.makeDirectory(prefix, mode: 0o750)
+            } catch where error == Errno(EEXIST) {
+                continue
+            } catch {
+                throw .system(operation: "mkdir", path: prefix, errno: error)
             }
         }
     }
 
     static func size(_ descriptor: Int32, path: String) throws(JournalError) -> (bytes: Int, modified: Double) {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw .system(operation: "fstat", path: path, errno: errno) }
+        let info = try naming("fstat", path) { () throws(Errno) in try FileDescriptor.status(descriptor) }
         return (Int(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+    }
+
+    /// `call`'s errno as the journal's error, with what was attempted on which path.
+    private static func naming<Value>(_ operation: String, _ path: String, _ call: () throws(Errno) -> Value) throws(JournalError) -> Value {
+        do throws(Errno) {
+            return try call()
+        } catch {
+            throw .system(operation: operation, path: path, errno: error)
+        }
     }
 }

@@ -5,12 +5,16 @@ import POSIXSupport
 /// inotify. The folder itself may not exist while no such device is plugged in: the caller then re-checks once
 /// a second.
 struct PathWatch: ~Copyable {
-    let descriptor: Int32
+    private let owned: OwnedDescriptor
 
     init() throws(SystemCallError) {
-        descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        let descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard descriptor >= 0 else { throw SystemCallError("inotify_init1") }
+        owned = OwnedDescriptor(descriptor)
     }
+
+    /// The descriptor to poll.
+    var descriptor: Int32 { owned.rawValue }
 
     /// Watches the folder that holds `path`; false when it does not exist (yet).
     @discardableResult
@@ -24,9 +28,5 @@ struct PathWatch: ~Copyable {
     func drain() {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while buffer.withUnsafeMutableBytes({ read(descriptor, $0.baseAddress, $0.count) }) > 0 {}
-    }
-
-    deinit {
-        close(descriptor)
     }
 }

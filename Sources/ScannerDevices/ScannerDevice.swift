@@ -23,46 +23,47 @@ struct ScannerDevice: ~Copyable {
         case unusable(String)
     }
 
-    let descriptor: Int32
+    private let owned: OwnedDescriptor
     let kind: Kind
     /// For the `ready` event: the device's name, or what it is.
     let detail: String
 
-    private init(descriptor: Int32, kind: Kind, detail: String) {
-        self.descriptor = descriptor
+    private init(_ owned: consuming OwnedDescriptor, kind: Kind, detail: String) {
+        self.owned = owned
         self.kind = kind
         self.detail = detail
     }
 
+    var descriptor: Int32 { owned.rawValue }
+
     /// Opens a keyboard-wedge scanner's node and grabs it so its keys reach nothing else; a file or FIFO is read as is.
     static func openInput(_ path: String) throws(OpenFailure) -> ScannerDevice {
-        let descriptor = try openDescriptor(path, flags: O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        let owned = try openDescriptor(path, flags: O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        let descriptor = owned.rawValue
         switch fileType(descriptor) {
         case S_IFCHR:
             guard clinuxinput_grab(descriptor, 1) == 0 else {
                 let failure = SystemCallError("EVIOCGRAB")
-                close(descriptor)
                 throw .unusable(failure.errno == Errno(EBUSY) ? "grabbed by another program" : "cannot grab: \(failure)")
             }
             var name = [CChar](repeating: 0, count: 256)
             let length = clinuxinput_name(descriptor, &name, UInt32(name.count))
             let shown = length > 0 ? printable(String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) : "unnamed"
-            return ScannerDevice(descriptor: descriptor, kind: .inputDevice, detail: "\(shown), grabbed")
+            return ScannerDevice(owned, kind: .inputDevice, detail: "\(shown), grabbed")
         case S_IFREG:
-            return ScannerDevice(descriptor: descriptor, kind: .regularFile, detail: "input_event records from a file")
+            return ScannerDevice(owned, kind: .regularFile, detail: "input_event records from a file")
         case S_IFIFO:
-            return ScannerDevice(descriptor: descriptor, kind: .fifo, detail: "input_event records from a FIFO")
+            return ScannerDevice(owned, kind: .fifo, detail: "input_event records from a FIFO")
         default:
-            close(descriptor)
             throw .unusable("not an input device, a file or a FIFO")
         }
     }
 
     /// Opens a serial scanner's port, locked for this reader alone, in raw mode at `baud` (CDC-ACM devices ignore the rate).
     static func openSerial(_ path: String, baud: Int) throws(OpenFailure) -> ScannerDevice {
-        let descriptor = try openDescriptor(path, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        let owned = try openDescriptor(path, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        let descriptor = owned.rawValue
         guard isatty(descriptor) == 1 else {
-            close(descriptor)
             throw .unusable("not a terminal")
         }
         // One reader at a time, as an evdev node is grabbed: two programs reading one port each take some of its
@@ -70,13 +71,11 @@ struct ScannerDevice: ~Copyable {
         // any program that locks a port the same way; it holds for root too, unlike TIOCEXCL.
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let failure = SystemCallError("flock")
-            close(descriptor)
             throw .unusable(failure.errno == Errno(EWOULDBLOCK) ? "in use by another program" : "cannot lock: \(failure)")
         }
         var settings = termios()
         guard tcgetattr(descriptor, &settings) == 0 else {
             let failure = SystemCallError("tcgetattr")
-            close(descriptor)
             throw .unusable("\(failure)")
         }
         cfmakeraw(&settings)
@@ -84,24 +83,23 @@ struct ScannerDevice: ~Copyable {
         _ = cfsetspeed(&settings, speed(baud))
         guard tcsetattr(descriptor, TCSANOW, &settings) == 0 else {
             let failure = SystemCallError("tcsetattr")
-            close(descriptor)
             throw .unusable("cannot set raw mode: \(failure)")
         }
-        return ScannerDevice(descriptor: descriptor, kind: .terminal, detail: "raw mode, \(baud) baud")
+        return ScannerDevice(owned, kind: .terminal, detail: "raw mode, \(baud) baud")
     }
 
+    /// Gives the grab back; the descriptor closes after.
     deinit {
         if kind == .inputDevice { _ = clinuxinput_grab(descriptor, 0) }
-        close(descriptor)
     }
 
-    private static func openDescriptor(_ path: String, flags: Int32) throws(OpenFailure) -> Int32 {
+    private static func openDescriptor(_ path: String, flags: Int32) throws(OpenFailure) -> OwnedDescriptor {
         let descriptor = open(path, flags)
         guard descriptor >= 0 else {
             let failure = SystemCallError("open")
             throw failure.errno == Errno(ENOENT) || failure.errno == Errno(ENOTDIR) ? .missing : .unusable("cannot open: \(failure)")
         }
-        return descriptor
+        return OwnedDescriptor(descriptor)
     }
 
     private static func fileType(_ descriptor: Int32) -> mode_t {

@@ -23,7 +23,11 @@ final class ScannerReader: Sendable {
         self.keymap = keymap
         self.rescanAfter = rescanAfter
         self.emit = emit
-        wake = try WakePipe()
+        do throws(Errno) {
+            wake = try WakePipe()
+        } catch {
+            throw SystemCallError("socketpair", errno: error)
+        }
     }
 
     var isStopped: Bool { stopped.withLock { $0 } }

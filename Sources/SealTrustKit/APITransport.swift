@@ -1,5 +1,6 @@
 import FoundationEssentials
 import JSONCore
+import POSIXSupport
 import Synchronization
 
 /// Sends one contract request: token, local limits, headers, the one retry a read may get, and the mapping
@@ -43,7 +44,9 @@ final class APITransport: Sendable {
 
     /// The answer's JSON on 2xx; throws a `SealTrustError` for everything else. The call runs on a thread of its own.
     func send(_ request: APIContract.Request) async throws -> JSON {
-        try await BlockingThread.run { deliver in self.send(request, answered: deliver) }.get()
+        try await withCheckedContinuation { (outcome: CheckedContinuation<Result<JSON, SealTrustError>, Never>) in
+            OSThread.startOrRunHere(name: "api-call") { self.send(request, answered: { outcome.resume(returning: $0) }) }
+        }.get()
     }
 
     /// The same on the calling thread, which it blocks on the network: the caller's own thread, never one of Swift's
@@ -91,7 +94,7 @@ final class APITransport: Sendable {
             return try exchange(bytes, bucket: request.bucket, onlyOnce: !request.isRetriable)
         } catch {
             guard request.isRetriable && Self.isWorthRetrying(error) else { throw error }
-            BlockingThread.pause(for: Self.readRetryBackoff)
+            OSThread.pause(for: Self.readRetryBackoff)
             try limiter.admit(request.bucket)
             return try exchange(bytes, bucket: request.bucket, onlyOnce: false)
         }

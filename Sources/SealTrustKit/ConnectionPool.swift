@@ -92,7 +92,7 @@ final class ConnectionPool: Sendable {
     /// none is being opened.
     private func prepareFresh(renewing: Bool = false) {
         guard claimOpening(renewing: renewing) else { return }
-        BlockingThread.start { [self] in openFresh() }
+        OSThread.startOrRunHere(name: "api-connect") { [self] in openFresh() }
     }
 
     private func claimOpening(renewing: Bool) -> Bool {

@@ -4,32 +4,24 @@ import POSIXSupport
 /// A connected Unix stream socket to the daemon, closed when the last holder lets go,
 /// so the reader thread and a sender never race a close against a reused number.
 final class SocketDescriptor: Sendable {
-    let value: Int32
+    private let owned: OwnedDescriptor
 
     static func connect(path: String) throws(StationClientError) -> SocketDescriptor {
-        let descriptor: Int32
         do throws(Errno) {
             let address = try UnixSocketAddress(path: path)
-            descriptor = try UnixSocket.make(.stream)
-            do throws(Errno) {
-                try UnixSocket.connect(descriptor, to: address)
-            } catch {
-                close(descriptor)
-                throw error
-            }
+            let descriptor = OwnedDescriptor(try UnixSocket.make(.stream))
+            try UnixSocket.connect(descriptor.rawValue, to: address)
+            return SocketDescriptor(descriptor)
         } catch {
             throw .system(operation: "connect", path: path, errno: error)
         }
-        return SocketDescriptor(descriptor)
     }
 
-    private init(_ value: Int32) {
-        self.value = value
+    private init(_ owned: consuming OwnedDescriptor) {
+        self.owned = owned
     }
 
-    deinit {
-        close(value)
-    }
+    var value: Int32 { owned.rawValue }
 
     /// Sends all of `bytes` without waiting: commands are small, and a daemon that cannot take one is not reading.
     func sendAll(_ bytes: [UInt8]) throws(StationClientError) {

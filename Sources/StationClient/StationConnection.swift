@@ -14,13 +14,18 @@ public final class StationConnection: Sendable {
 
     public let hello: StationHello
     private let socket: SocketDescriptor
-    private let wake: WakeEvent
+    private let wake: WakePipe
     private let inbox: LineInbox
 
     /// Connects and reads the `hello`; a daemon silent for `helloTimeout` is given up.
     public static func connect(path: String, helloTimeout: Duration = .seconds(10)) async throws(StationClientError) -> StationConnection {
         let socket = try SocketDescriptor.connect(path: path)
-        let wake = try WakeEvent()
+        let wake: WakePipe
+        do throws(Errno) {
+            wake = try WakePipe()
+        } catch {
+            throw .system(operation: "socketpair", path: "", errno: error)
+        }
         let inbox = LineInbox(capacity: queueCapacity)
         OSThread.start(name: "station-read") { readLines(from: socket, wake: wake, into: inbox) }
         let first = await withTaskGroup(of: Void.self) { timer in
@@ -29,7 +34,7 @@ public final class StationConnection: Sendable {
                 inbox.finish(.noHello(seconds: Int(helloTimeout.components.seconds)))
             }
             defer { timer.cancelAll() }
-            return await inbox.next { wake.signal() }
+            return await inbox.next { wake.wake() }
         }
         do {
             guard let first else { throw inbox.ending ?? .closedByDaemon }
@@ -42,14 +47,14 @@ public final class StationConnection: Sendable {
         } catch let error as StationClientError {
             inbox.finish(error)
             socket.shutDown()
-            wake.signal()
+            wake.wake()
             throw error
         } catch {
             preconditionFailure("only StationClientError is thrown above")
         }
     }
 
-    private init(hello: StationHello, socket: SocketDescriptor, wake: WakeEvent, inbox: LineInbox) {
+    private init(hello: StationHello, socket: SocketDescriptor, wake: WakePipe, inbox: LineInbox) {
         self.hello = hello
         self.socket = socket
         self.wake = wake
@@ -67,7 +72,7 @@ public final class StationConnection: Sendable {
     /// The next message; nil once the connection ended (then `ending` says why).
     /// A line that is not a JSON object with a `type` ends the connection as `protocolBroken`.
     public func next() async -> StationMessage? {
-        guard let line = await inbox.next(roomMade: { [wake] in wake.signal() }) else { return nil }
+        guard let line = await inbox.next(roomMade: { [wake] in wake.wake() }) else { return nil }
         guard let message = StationMessage(line: line) else {
             end(.protocolBroken(line: String(line.prefix(200))))
             return nil
@@ -88,17 +93,17 @@ public final class StationConnection: Sendable {
     private func end(_ reason: StationClientError) {
         inbox.finish(reason)
         socket.shutDown()
-        wake.signal()
+        wake.wake()
     }
 
     /// The reader thread: hands lines over until the socket ends or the connection is closed.
-    private static func readLines(from socket: SocketDescriptor, wake: WakeEvent, into inbox: LineInbox) {
+    private static func readLines(from socket: SocketDescriptor, wake: WakePipe, into inbox: LineInbox) {
         var splitter = StationLineSplitter(maximumLineBytes: maximumLineBytes)
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
             let (ended, full) = inbox.status
             if ended { return }
-            var descriptors = [pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0),
+            var descriptors = [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: full ? -1 : socket.value, events: Int16(POLLIN), revents: 0)]
             if poll(&descriptors, 2, -1) < 0 {
                 if errno == EINTR { continue }

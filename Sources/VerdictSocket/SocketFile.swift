@@ -5,8 +5,8 @@ import POSIXSupport
 enum SocketFile {
     /// Whether a process accepts connections on `address`: the test between a stale file and a live daemon.
     static func isServed(_ address: UnixSocketAddress, path: String) throws(VerdictServerError) -> Bool {
-        let descriptor = try call("socket", path) { () throws(Errno) in try UnixSocket.make(.stream, nonBlocking: true) }
-        defer { close(descriptor) }
+        let owned = OwnedDescriptor(try call("socket", path) { () throws(Errno) in try UnixSocket.make(.stream, nonBlocking: true) })
+        let descriptor = owned.rawValue
         do {
             try UnixSocket.connect(descriptor, to: address)
             return true
@@ -35,20 +35,16 @@ enum SocketFile {
                 throw .system(operation: "unlink", path: path, errno: .current)
             }
         }
-        let descriptor = try call("socket", path) { () throws(Errno) in try UnixSocket.make(.stream, nonBlocking: true) }
+        let owned = OwnedDescriptor(try call("socket", path) { () throws(Errno) in try UnixSocket.make(.stream, nonBlocking: true) })
+        let descriptor = owned.rawValue
+        try call("bind", path) { () throws(Errno) in try bindMode0660(descriptor, to: address) }
         do throws(VerdictServerError) {
-            try call("bind", path) { () throws(Errno) in try bindMode0660(descriptor, to: address) }
-            do throws(VerdictServerError) {
-                try call("listen", path) { () throws(Errno) in try UnixSocket.listen(descriptor, backlog: backlog) }
-            } catch {
-                unlink(path)
-                throw error
-            }
+            try call("listen", path) { () throws(Errno) in try UnixSocket.listen(descriptor, backlog: backlog) }
         } catch {
-            close(descriptor)
+            unlink(path)
             throw error
         }
-        return descriptor
+        return owned.release()
     }
 
     /// Binds with the file created 0660 by bind itself (0777 masked by the umask of that moment): never a wider mode

@@ -10,7 +10,7 @@ struct DaemonFailure: Error {
 
 /// A blocking connection to the daemon's socket that reads whole lines.
 final class DaemonConnection {
-    private let descriptor: Int32
+    private let owned: OwnedDescriptor
     private var buffer: [UInt8] = []
     private var scanned = 0
 
@@ -22,21 +22,18 @@ final class DaemonConnection {
             throw DaemonFailure(message: "cannot reach the daemon at \(path): the path is too long")
         }
         do {
-            descriptor = try UnixSocket.make(.stream)
+            owned = OwnedDescriptor(try UnixSocket.make(.stream))
         } catch {
             throw DaemonFailure(message: "cannot create a socket: \(error)")
         }
         do {
-            try UnixSocket.connect(descriptor, to: address)
+            try UnixSocket.connect(owned.rawValue, to: address)
         } catch {
-            close(descriptor)
             throw DaemonFailure(message: "cannot reach the daemon at \(path): \(error); \(Self.hint(for: error))")
         }
     }
 
-    deinit {
-        close(descriptor)
-    }
+    private var descriptor: Int32 { owned.rawValue }
 
     /// What to check next: the socket's group for a refused permission, otherwise whether the service runs.
     private static func hint(for error: Errno) -> String {

@@ -89,4 +89,52 @@ import Testing
         #expect(concurrent.withLock { $0.count } == 3)
         for _ in 0..<3 { release.signal() }
     }
+
+    @Test func aWakeMakesThePipeReadableUntilItIsDrained() throws {
+        let pipe = try WakePipe()
+        var watched = [pollfd(fd: pipe.readEnd, events: Int16(POLLIN), revents: 0)]
+        #expect(poll(&watched, 1, 0) == 0)
+        pipe.wake()
+        pipe.wake()
+        #expect(poll(&watched, 1, 0) == 1)
+        #expect(watched[0].revents & Int16(POLLIN) != 0)
+        pipe.drain()
+        watched[0].revents = 0
+        #expect(poll(&watched, 1, 0) == 0)
+        #expect(fcntl(pipe.readEnd, F_GETFD) & FD_CLOEXEC != 0)
+    }
+
+    @Test func fileCallsWriteReadAtAnOffsetTruncateAndRename() throws {
+        let directory = "/tmp/posix-support-files-\(getpid())"
+        try FileSystem.makeDirectory(directory, mode: 0o700)
+        defer { rmdir(directory) }
+        #expect(throws: Errno(EEXIST)) { try FileSystem.makeDirectory(directory, mode: 0o700) }
+        let path = directory + "/a"
+        let descriptor = try FileDescriptor.open(path, O_RDWR | O_CREAT | O_APPEND, mode: 0o600)
+        defer { FileDescriptor.close(descriptor) }
+        #expect(fcntl(descriptor, F_GETFD) & FD_CLOEXEC != 0)
+        try FileDescriptor.writeAll(descriptor, Array("hello\n".utf8))
+        try FileDescriptor.synchronizeData(descriptor)
+        #expect(try FileDescriptor.read(descriptor, at: 1, upTo: 100) == Array("ello\n".utf8))
+        try FileDescriptor.truncate(descriptor, to: 2)
+        #expect(try FileDescriptor.status(descriptor).st_size == 2)
+        try FileSystem.rename(path, to: path + ".b")
+        #expect(!FileSystem.exists(path) && FileSystem.exists(path + ".b"))
+        try FileSystem.remove(path + ".b")
+        #expect(throws: Errno(ENOENT)) { try FileSystem.remove(path + ".b") }
+        #expect(throws: Errno(ENOENT)) { try FileDescriptor.open(path, O_RDONLY) }
+    }
+
+    @Test func anOwnedDescriptorClosesWhenItsOwnerEndsUnlessReleased() {
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        do {
+            let owned = OwnedDescriptor(ends[0])
+            #expect(fcntl(owned.rawValue, F_GETFD) >= 0)
+        }
+        #expect(fcntl(ends[0], F_GETFD) == -1 && errno == EBADF)
+        let released = OwnedDescriptor(ends[1]).release()
+        #expect(fcntl(released, F_GETFD) >= 0)
+        close(released)
+    }
 }
