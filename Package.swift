@@ -30,7 +30,7 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        .target(name: "SealTrustKit", dependencies: ["JSONCore", "CCurl", "POSIXSupport", "Logging", "ProductVersion"]),
+        .target(name: "SealTrustKit", dependencies: ["JSONCore", "CCurl", "POSIXSupport", "Logging", "ProductVersion", "StationWire"]),
 
         // NFC: PC/SC readers through pcscd.
         // A C target rather than a system library: see Sources/CPCSCLite/include/CPCSCLite.h.
@@ -142,7 +142,7 @@ let package = Package(
 
         // Tests and what they share.
         .target(name: "TestSupport", dependencies: ["Harness"], path: "Tests/TestSupport"),
-        .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "JSONCore", "TestSupport"]),
+        .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "JSONCore", "StationWire", "TestSupport"]),
         .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "TestSupport"]),
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "CZBar", "CZXing", "TestSupport"]),
         .target(name: "SystemdTestSupport", dependencies: ["POSIXSupport", "TestSupport"], path: "Tests/SystemdTestSupport"),

@@ -1,19 +1,9 @@
-/// What a chip scan comes to for the person holding the product: one of eight
-/// verdicts, with what travels beside it (seal, theft report, scan area, wait).
-public struct ScanOutcome: Sendable, Hashable {
-    public enum Verdict: String, Sendable, Hashable, CaseIterable {
-        case authentic
-        case replay
-        case invalidSignature = "invalid_signature"
-        case mintingInProgress = "minting_in_progress"
-        case neverRegistered = "never_registered"
-        case unreadableLink = "unreadable_link"
-        case tooManyCalls = "too_many_calls"
-        /// A technical error: no authenticity verdict.
-        case failure
-    }
+import StationWire
 
-    public let verdict: Verdict
+/// What a chip scan comes to for the person holding the product: one of the eight chip outcomes of the socket
+/// protocol's `Outcome`, with what travels beside it (seal, theft report, scan area, wait).
+public struct ScanOutcome: Sendable, Hashable {
+    public let verdict: Outcome
     public let verification: ScanVerification?
     public let error: SealTrustError?
 
@@ -47,7 +37,7 @@ public struct ScanOutcome: Sendable, Hashable {
         return ScanOutcome(verdict: verdict(for: failure), verification: nil, error: failure)
     }
 
-    private static func verdict(for failure: SealTrustError) -> Verdict {
+    private static func verdict(for failure: SealTrustError) -> Outcome {
         switch failure {
         case .invalidScanAddress:
             .unreadableLink

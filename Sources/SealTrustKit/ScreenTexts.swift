@@ -1,3 +1,5 @@
+import StationWire
+
 /// Every sentence a scan screen shows, in a complete English and a complete
 /// French set; each field can be replaced on its own.
 public struct ScreenTexts: Sendable, Hashable {
@@ -29,12 +31,15 @@ public struct ScreenTexts: Sendable, Hashable {
 
     /// A code that is none of SealTrust's.
     public var notSealTrust: String
+    /// A printed code that names nothing the API knows.
+    public var notFound: String
     /// A printed serial names the item and proves nothing about the object.
     public var printedSerialNotice: String
     /// A GS1 link with no serial names a model only.
     public var productReferenceNotice: String
 
-    public func message(for verdict: ScanOutcome.Verdict) -> String {
+    /// `identified` is a printed serial's notice; a product reference's is `productReferenceNotice`.
+    public func message(for verdict: Outcome) -> String {
         switch verdict {
         case .authentic: authentic
         case .replay: replay
@@ -44,6 +49,9 @@ public struct ScreenTexts: Sendable, Hashable {
         case .unreadableLink: unreadableLink
         case .tooManyCalls: tooManyCalls
         case .failure: failure
+        case .identified: printedSerialNotice
+        case .notFound: notFound
+        case .notSealTrust: notSealTrust
         }
     }
 
@@ -85,6 +93,7 @@ public struct ScreenTexts: Sendable, Hashable {
         modifiedAfterAnchoring: "Modified after anchoring: this passport no longer matches the version anchored on Base.",
         noAnchoringInformation: "No information about anchoring.",
         notSealTrust: "This code is not a SealTrust code.",
+        notFound: "Product not found. Check the code and try again.",
         printedSerialNotice: "Printed code: it names the item but does not prove that the object in hand is genuine.",
         productReferenceNotice: "Product reference: it describes the model, not the object in hand."
     )
@@ -110,6 +119,7 @@ public struct ScreenTexts: Sendable, Hashable {
         modifiedAfterAnchoring: "Modifié après ancrage\u{A0}: ce passeport ne correspond plus à la version ancrée sur Base.",
         noAnchoringInformation: "Aucune information sur l'ancrage.",
         notSealTrust: "Ce code n'est pas un code SealTrust.",
+        notFound: "Produit introuvable. Vérifiez le code et réessayez.",
         printedSerialNotice: "Code imprimé\u{A0}: il désigne l'article mais ne prouve pas que l'objet en main est authentique.",
         productReferenceNotice: "Référence produit\u{A0}: elle décrit le modèle, pas l'objet en main."
     )

@@ -124,11 +124,14 @@ struct Station: Sendable {
                 return refusal("the scan was not journaled, so it was not verified", of: scan.call)
             }
             guard !scan.call.code.needsCall else { return [] }
-            let verdict = scan.call.code.kind == .foreign
-                ? Verdict(foreignWith: scan.call.settings.texts)
-                : Verdict(chip: ScanOutcome.from(SealTrustError.invalidScanAddress), texts: scan.call.settings.texts,
-                          messages: scan.call.settings.messages)
-            return recordVerdict(verdict, of: scan.call, at: now, timestamp: timestamp)
+            let latency = (now - scan.call.read.readAt).wholeMilliseconds
+            guard scan.call.code.kind != .foreign else {
+                return recordVerdict(VerdictEvent(foreignOf: scan.call, latencyMilliseconds: latency), apiError: nil,
+                                     timestamp: timestamp)
+            }
+            let unreadable = ScanOutcome.from(SealTrustError.invalidScanAddress)
+            return recordVerdict(VerdictEvent(chip: unreadable, of: scan.call, latencyMilliseconds: latency),
+                                 apiError: unreadable.error, timestamp: timestamp)
         case .verdict(let scanID):
             guard let scan = open.removeValue(forKey: scanID), let verdict = scan.verdict else { return [] }
             var effects = recorded
@@ -156,39 +159,40 @@ struct Station: Sendable {
     private mutating func answerCall(scanID: String, _ answer: StationAnswer, at now: ContinuousClock.Instant,
                                      timestamp: String) -> [StationEffect] {
         guard let call = open[scanID]?.call else { return [] }
-        let texts = call.settings.texts
-        let messages = call.settings.messages
-        let verdict: Verdict
+        let latency = (now - call.read.readAt).wholeMilliseconds
         switch (call.code, answer) {
-        case (.chip, .verification(.success(let verification))):
-            verdict = Verdict(chip: ScanOutcome.from(verification), texts: texts, messages: messages)
-        case (.chip, .verification(.failure(let error))):
-            verdict = Verdict(chip: ScanOutcome.from(error), texts: texts, messages: messages)
-        case (.printedSerial, .passport(.success(let passport))):
-            verdict = Verdict(passport: passport, ofModel: false, texts: texts)
-        case (.productReference, .passport(.success(let passport))):
-            verdict = Verdict(passport: passport, ofModel: true, texts: texts)
+        case (.chip, .verification(let result)):
+            let outcome = switch result {
+            case .success(let verification): ScanOutcome.from(verification)
+            case .failure(let error): ScanOutcome.from(error)
+            }
+            return recordVerdict(VerdictEvent(chip: outcome, of: call, latencyMilliseconds: latency), apiError: outcome.error,
+                                 timestamp: timestamp)
+        case (.printedSerial, .passport(.success(let passport))), (.productReference, .passport(.success(let passport))):
+            let ofModel = call.code.kind == .productReference
+            return recordVerdict(VerdictEvent(passport: passport, ofModel: ofModel, of: call, latencyMilliseconds: latency),
+                                 apiError: nil, timestamp: timestamp)
         case (_, .passport(.failure(let error))):
-            verdict = Verdict(passportError: error, texts: texts, messages: messages)
+            let failure = SealTrustError.from(error)
+            return recordVerdict(VerdictEvent(passportError: failure, of: call, latencyMilliseconds: latency), apiError: failure,
+                                 timestamp: timestamp)
         default:
-            verdict = Verdict(chip: ScanOutcome.from(SealTrustError.decoding("an answer of the wrong kind")), texts: texts,
-                              messages: messages)
+            let outcome = ScanOutcome.from(SealTrustError.decoding("an answer of the wrong kind"))
+            return recordVerdict(VerdictEvent(chip: outcome, of: call, latencyMilliseconds: latency), apiError: outcome.error,
+                                 timestamp: timestamp)
         }
-        return recordVerdict(verdict, of: call, at: now, timestamp: timestamp)
     }
 
-    /// Counts and logs the verdict and journals its event into the room its scan kept.
-    private mutating func recordVerdict(_ verdict: Verdict, of call: StationCall, at now: ContinuousClock.Instant,
-                                        timestamp: String) -> [StationEffect] {
-        let latencyMilliseconds = (now - call.read.readAt).wholeMilliseconds
-        counters.count(verdict, at: timestamp)
-        let event = verdict.event(scanID: call.scanID, source: call.read.source, medium: call.read.medium,
-                                  requestID: call.requestID, latencyMilliseconds: latencyMilliseconds)
-        open[call.scanID]?.verdict = event
+    /// Counts and logs the verdict (`apiError`: the API's error behind it) and journals it into the room its scan kept.
+    private mutating func recordVerdict(_ verdict: VerdictEvent, apiError: SealTrustError?, timestamp: String) -> [StationEffect] {
+        counters.count(verdict, apiError: apiError, at: timestamp)
+        open[verdict.scanID]?.verdict = verdict
+        let isAPIError = verdict.outcome == .failure && apiError != nil
         return [
-            .log(verdict.isAPIError ? .warning : .info, "verdict \(call.scanID): \(verdict.logSummary) in \(latencyMilliseconds) ms"),
-            .record(.verdict(event), requester: call.requester,
-                    room: .use(bytes: Self.verdictRoomBytes(requestID: call.requestID)), record: .verdict(scanID: call.scanID),
+            .log(isAPIError ? .warning : .info,
+                 "verdict \(verdict.scanID): \(verdict.logSummary(error: apiError)) in \(verdict.latencyMilliseconds) ms"),
+            .record(.verdict(verdict), requester: open[verdict.scanID]?.call.requester,
+                    room: .use(bytes: Self.verdictRoomBytes(requestID: verdict.requestID)), record: .verdict(scanID: verdict.scanID),
                     startsCall: false),
         ]
     }

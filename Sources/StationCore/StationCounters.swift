@@ -1,4 +1,5 @@
 import JSONCore
+import SealTrustKit
 import StationWire
 
 /// What `status` and the systemd status line count.
@@ -21,14 +22,14 @@ struct StationCounters: Sendable {
         readErrors[reason, default: 0] += 1
     }
 
-    /// `timestamp`: when the verdict came, as RFC 3339 text.
-    mutating func count(_ verdict: Verdict, at timestamp: String) {
+    /// `apiError`: the API's error behind the verdict; `timestamp`: when the verdict came, as RFC 3339 text.
+    mutating func count(_ verdict: VerdictEvent, apiError: SealTrustError?, at timestamp: String) {
         verdicts[verdict.outcome, default: 0] += 1
-        if verdict.isAPIError {
+        if verdict.outcome == .failure, apiError != nil {
             apiErrors += 1
-            lastAPIError = verdict.logSummary
+            lastAPIError = verdict.logSummary(error: apiError)
             var fields: [(String, JSON)] = [("at", .string(timestamp))]
-            if let report = verdict.error.flatMap(APIErrorReport.init) {
+            if let report = verdict.error {
                 fields.append(("kind", .string(report.kind.rawValue)))
                 if let cause = report.cause { fields.append(("cause", .string(cause.rawValue))) }
                 let status = report.httpStatus.map { "HTTP \($0)" }

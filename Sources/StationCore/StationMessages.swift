@@ -2,9 +2,8 @@ import DaemonConfiguration
 import StationWire
 
 /// The sentences a station's screen shows for what the kit's `ScreenTexts` does not cover:
-/// a printed code that names nothing, and tags or codes that could not be read.
+/// tags or codes that could not be read, and refused credentials.
 public struct StationMessages: Sendable {
-    public var notFound: String
     public var holdStill: String
     public var noSealTrustLink: String
     public var unreadableTag: String
@@ -14,7 +13,6 @@ public struct StationMessages: Sendable {
     public var credentialsRefused: String
 
     public static let english = StationMessages(
-        notFound: "Product not found. Check the code and try again.",
         holdStill: "Hold the tag still and try again.",
         noSealTrustLink: "This tag carries no SealTrust link.",
         unreadableTag: "This tag could not be read. Try again.",
@@ -25,7 +23,6 @@ public struct StationMessages: Sendable {
     )
 
     public static let french = StationMessages(
-        notFound: "Produit introuvable. Vérifiez le code et réessayez.",
         holdStill: "Maintenez l'étiquette immobile et réessayez.",
         noSealTrustLink: "Cette étiquette ne porte pas de lien SealTrust.",
         unreadableTag: "Cette étiquette n'a pas pu être lue. Réessayez.",

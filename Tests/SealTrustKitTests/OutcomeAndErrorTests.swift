@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 import SealTrustKit
+import StationWire
 import Testing
 
 @Suite("Machine codes, error properties and the verdict table as pure mappings")
@@ -83,8 +84,8 @@ struct OutcomeAndErrorTests {
         (.api(status: 502, detail: nil, code: "TRANSFER_NOT_SENT", retryAfterSeconds: nil), .failure),
         (.decoding("status"), .failure),
         (.transport(TransportFailure(.timeout, "no answer from the API within 2 s")), .failure),
-    ] as [(SealTrustError, ScanOutcome.Verdict)])
-    func verdictOfAnError(error: SealTrustError, verdict: ScanOutcome.Verdict) {
+    ] as [(SealTrustError, Outcome)])
+    func verdictOfAnError(error: SealTrustError, verdict: Outcome) {
         let outcome = ScanOutcome.from(error)
         #expect(outcome.verdict == verdict)
         #expect(outcome.error == error)

@@ -1,4 +1,5 @@
 import SealTrustKit
+import StationWire
 import Testing
 
 @Suite("Screen texts: complete in English and French, overridable one by one")
@@ -6,10 +7,10 @@ struct ScreenTextsTests {
     private static let sets = [("english", ScreenTexts.english), ("french", ScreenTexts.french)]
 
     private static func everyText(_ texts: ScreenTexts) -> [String] {
-        ScanOutcome.Verdict.allCases.map(texts.message(for:))
+        Outcome.allCases.map(texts.message(for:))
             + [texts.sealIntact, texts.sealOpened, texts.sealOpenedDegraded, texts.theftWarning]
             + AnchoringState.allCases.map(texts.anchoringText(for:))
-            + [texts.notSealTrust, texts.printedSerialNotice, texts.productReferenceNotice]
+            + [texts.productReferenceNotice]
     }
 
     @Test func everyVerdictHasItsOwnSentenceInBothLanguages() {
@@ -18,7 +19,7 @@ struct ScreenTextsTests {
             #expect(all.allSatisfy { !$0.trimmingCharacters(in: .whitespaces).isEmpty }, "\(language)")
             #expect(Set(all).count == all.count, "\(language): two screens say the same thing")
         }
-        for verdict in ScanOutcome.Verdict.allCases {
+        for verdict in Outcome.allCases {
             #expect(ScreenTexts.english.message(for: verdict) != ScreenTexts.french.message(for: verdict), "\(verdict)")
         }
     }
@@ -61,7 +62,7 @@ struct ScreenTextsTests {
         var texts = ScreenTexts.french
         texts.replay = "Attention, copie possible."
         #expect(texts.message(for: .replay) == "Attention, copie possible.")
-        for verdict in ScanOutcome.Verdict.allCases where verdict != .replay {
+        for verdict in Outcome.allCases where verdict != .replay {
             #expect(texts.message(for: verdict) == ScreenTexts.french.message(for: verdict))
         }
     }
