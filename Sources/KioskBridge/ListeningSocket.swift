@@ -28,17 +28,13 @@ public struct ListeningSocket: Sendable {
             socketAddress.sin6_family = sa_family_t(AF_INET6)
             socketAddress.sin6_port = address.port.bigEndian
             inet_pton(AF_INET6, address.host, &socketAddress.sin6_addr)
-            bound = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
+            bound = Self.bind(descriptor, to: socketAddress)
         } else {
             var socketAddress = sockaddr_in()
             socketAddress.sin_family = sa_family_t(AF_INET)
             socketAddress.sin_port = address.port.bigEndian
             inet_pton(AF_INET, address.host, &socketAddress.sin_addr)
-            bound = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+            bound = Self.bind(descriptor, to: socketAddress)
         }
         guard bound == 0 else {
             throw Failure(operation: "bind \(address)", errno: .current)
@@ -61,5 +57,12 @@ public struct ListeningSocket: Sendable {
             return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
         }
         return ListeningSocket(descriptor: owned.release(), port: port)
+    }
+
+    /// bind(2) to an IPv4 or IPv6 address.
+    private static func bind<SocketAddress>(_ descriptor: Int32, to address: SocketAddress) -> Int32 {
+        withUnsafePointer(to: address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<SocketAddress>.size)) }
+        }
     }
 }
