@@ -143,7 +143,7 @@ let package = Package(
         // Tests and what they share.
         .target(name: "TestSupport", dependencies: ["Harness"], path: "Tests/TestSupport"),
         .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "JSONCore", "StationWire", "TestSupport"]),
-        .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "TestSupport"]),
+        .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "POSIXSupport", "TestSupport"]),
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "CZBar", "CZXing", "TestSupport"]),
         .target(name: "SystemdTestSupport", dependencies: ["POSIXSupport", "TestSupport"], path: "Tests/SystemdTestSupport"),
         .testTarget(name: "SystemdSupportTests", dependencies: ["POSIXSupport", "SystemdSupport", "SystemdTestSupport", "TestSupport", "notify-probe"]),

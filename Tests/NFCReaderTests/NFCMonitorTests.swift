@@ -144,14 +144,22 @@ struct NFCMonitorTests {
         try await tag.remove()
     }
 
-    @Test func tagHeldThreeSecondsIsReadOnce() async throws {
+    /// While the tag stays, the monitor goes on watching: two taps on the other reader are each read, and the tag left
+    /// on the first is not read again.
+    @Test func tagLeftOnTheReaderIsReadOnceWhileTheOtherReaderIsTapped() async throws {
         let tag = try VirtualTag.start(reader: 0, chip: "spare-a")
         defer { tag.stop() }
+        let other = try VirtualTag.start(reader: 1, chip: "spare-b")
+        defer { other.stop() }
         let monitor = try await startMonitor()
         defer { monitor.stop() }
 
         _ = try await tap(tag, on: monitor)
-        try await Task.sleep(for: .seconds(3))
+        for _ in 0..<2 {
+            _ = try await tap(other, on: monitor)
+            try await other.remove()
+        }
+        #expect(monitor.tagEvents(on: Self.reader1).count == 2)
         #expect(monitor.tagEvents(on: Self.reader0).count == 1, "a tag left on the reader is read once: \(monitor.all)")
         #expect(tag.signedReads.count == 1)
         try await tag.remove()
@@ -211,7 +219,10 @@ struct NFCMonitorTests {
         }
         #expect(monitor.all.dropFirst(mark).contains(.readerRemoved(name: Self.reader0)))
         #expect(monitor.all.dropFirst(mark).contains(.readerRemoved(name: Self.reader1)))
-        try await Task.sleep(for: .seconds(1))  // pcscd stays away for a while: still one serviceUnavailable
+        // pcscd stays away while the monitor knocks three more times: still one serviceUnavailable.
+        let knocks = try PCSCDStandIn(socketPath: pcscd.socketPath)
+        try await knocks.waitForConnections(3)
+        knocks.close()
 
         try await pcscd.start()
         #expect(pcscd.pid != stopped)
@@ -296,7 +307,13 @@ struct NFCMonitorTests {
         defer { monitor.stop() }
         let event = try await monitor.next("first event") { _ in true }
         #expect(event == .noReaders)
-        try await Task.sleep(for: .milliseconds(300))
+        // An unfiltered monitor sees both readers and a tap on one of them: the filtered one still says nothing more.
+        let tag = try VirtualTag.start(reader: 0, chip: "spare-a")
+        defer { tag.stop() }
+        let unfiltered = try await startMonitor()
+        defer { unfiltered.stop() }
+        _ = try await tap(tag, on: unfiltered)
+        try await tag.remove()
         #expect(monitor.all == [.noReaders])
     }
 
