@@ -1,4 +1,4 @@
-import FoundationEssentials
+import Glibc
 import POSIXSupport
 import Synchronization
 
@@ -48,15 +48,17 @@ public final class Logger: Sendable {
     /// Where whole lines go: stderr, or what a test reads.
     private let output: @Sendable (String) -> Void
 
-    /// A stderr that is closed or whose reader has gone loses the line and nothing else.
-    public init(program: String, level: LogLevel, environment: [String: String] = ProcessInfo.processInfo.environment,
+    /// `environment`: where JOURNAL_STREAM is looked for; nil, the process's own (read without Foundation, which the
+    /// bridges and scanctl do not link). A stderr that is closed or whose reader has gone loses the line and nothing else.
+    public init(program: String, level: LogLevel, environment: [String: String]? = nil,
                 output: @escaping @Sendable (String) -> Void = { line in
                     // A log line that cannot be written has nowhere else to go.
                     try? FileDescriptor.writeAll(2, line.utf8)
                 }) {
         state = Mutex(level)
         self.program = program
-        underJournald = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
+        let journalStream = environment.map { $0["JOURNAL_STREAM"] } ?? getenv("JOURNAL_STREAM").map { String(cString: $0) }
+        underJournald = journalStream.map { !$0.isEmpty } ?? false
         self.output = output
     }
 
