@@ -40,4 +40,15 @@ extension OSThread {
             stop()
         }
     }
+
+    /// The value `work` hands to `deliver`, computed on a thread of its own (the caller's when the system refuses
+    /// one). `work` calls `deliver` exactly once; what it does after that runs on the thread without delaying the caller.
+    public static func value<Value: Sendable>(name: String,
+                                             _ work: @escaping @Sendable (_ deliver: (Value) -> Void) -> Void) async -> Value {
+        await withCheckedContinuation { (delivered: CheckedContinuation<Value, Never>) in
+            startOrRunHere(name: name) {
+                work { delivered.resume(returning: $0) }
+            }
+        }
+    }
 }

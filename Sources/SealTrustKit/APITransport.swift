@@ -44,9 +44,7 @@ final class APITransport: Sendable {
 
     /// The answer's JSON on 2xx; throws a `SealTrustError` for everything else. The call runs on a thread of its own.
     func send(_ request: APIContract.Request) async throws -> JSON {
-        try await withCheckedContinuation { (outcome: CheckedContinuation<Result<JSON, SealTrustError>, Never>) in
-            OSThread.startOrRunHere(name: "api-call") { self.send(request, answered: { outcome.resume(returning: $0) }) }
-        }.get()
+        try await OSThread.value(name: "api-call") { deliver in self.send(request, answered: deliver) }.get()
     }
 
     /// The same on the calling thread, which it blocks on the network: the caller's own thread, never one of Swift's

@@ -47,8 +47,10 @@ struct Station: Sendable {
         sourceErrorLogLimit = SourceErrorLogLimit(interval: sourceErrorLogInterval)
     }
 
-    /// The effects of `input`, which came at `now` (`timestamp`: the same moment as RFC 3339 text).
-    mutating func handle(_ input: StationInput, at now: ContinuousClock.Instant, timestamp: String) -> [StationEffect] {
+    /// The effects of `input`, which came at `now` (`timestamp`: the same moment as RFC 3339 text, made only when a
+    /// scan or an API error needs it).
+    mutating func handle(_ input: StationInput, at now: ContinuousClock.Instant,
+                         timestamp: @autoclosure () -> String) -> [StationEffect] {
         var effects: [StationEffect]
         switch input {
         case .scanned(let read, let scanID, let requestID, let requester):
@@ -87,11 +89,11 @@ struct Station: Sendable {
     /// journal recorded the scan: at once when no call is needed, else by a call that starts as the line is written.
     /// A scan the journal refused gets no call: a chip URL is spent only for a scan the station recorded.
     private mutating func take(_ read: ScanRead, scanID: String, requestID: JSON?, requester: ClientID?,
-                               timestamp: String) -> [StationEffect] {
+                               timestamp: () -> String) -> [StationEffect] {
         guard !stopping else { return [.log(.info, "scan from \(read.source) ignored: the daemon is stopping")] }
         let code = ScannedCode(raw: read.raw, extraHosts: settings.options.extraHosts)
         counters.countScan(by: read.medium)
-        sources.scanned(by: read.source, at: timestamp)
+        sources.scanned(by: read.source, at: timestamp())
         open[scanID] = OpenScan(call: StationCall(scanID: scanID, code: code, read: read, requestID: requestID,
                                                   requester: requester, settings: settings))
         let scan = code.event(scanID: scanID, source: read.source, medium: read.medium, raw: read.raw, requestID: requestID)
@@ -114,7 +116,7 @@ struct Station: Sendable {
     }
 
     private mutating func conclude(_ record: StationRecord, recorded: Bool, at now: ContinuousClock.Instant,
-                                   timestamp: String) -> [StationEffect] {
+                                   timestamp: () -> String) -> [StationEffect] {
         switch record {
         case .scan(let scanID):
             // A call's answer may be recorded before its scan's outcome comes back: the scan is then closed already.
@@ -157,7 +159,7 @@ struct Station: Sendable {
 
     /// The verdict for the API's answer to the scan's call.
     private mutating func answerCall(scanID: String, _ answer: StationAnswer, at now: ContinuousClock.Instant,
-                                     timestamp: String) -> [StationEffect] {
+                                     timestamp: () -> String) -> [StationEffect] {
         guard let call = open[scanID]?.call else { return [] }
         let latency = (now - call.read.readAt).wholeMilliseconds
         switch (call.code, answer) {
@@ -184,7 +186,7 @@ struct Station: Sendable {
     }
 
     /// Counts and logs the verdict (`apiError`: the API's error behind it) and journals it into the room its scan kept.
-    private mutating func recordVerdict(_ verdict: VerdictEvent, apiError: SealTrustError?, timestamp: String) -> [StationEffect] {
+    private mutating func recordVerdict(_ verdict: VerdictEvent, apiError: SealTrustError?, timestamp: () -> String) -> [StationEffect] {
         counters.count(verdict, apiError: apiError, at: timestamp)
         open[verdict.scanID]?.verdict = verdict
         let isAPIError = verdict.outcome == .failure && apiError != nil

@@ -89,8 +89,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 
     private func handle(_ input: StationInput) -> [StationEffect] {
         let instant = now()
-        let timestamp = Timestamp.now().text
-        return station.withLock { $0.handle(input, at: instant, timestamp: timestamp) }
+        return station.withLock { $0.handle(input, at: instant, timestamp: Timestamp.now().text) }
     }
 
     private func perform(_ effects: [StationEffect]) {

@@ -23,12 +23,12 @@ struct StationCounters: Sendable {
     }
 
     /// `apiError`: the API's error behind the verdict; `timestamp`: when the verdict came, as RFC 3339 text.
-    mutating func count(_ verdict: VerdictEvent, apiError: SealTrustError?, at timestamp: String) {
+    mutating func count(_ verdict: VerdictEvent, apiError: SealTrustError?, at timestamp: () -> String) {
         verdicts[verdict.outcome, default: 0] += 1
         if verdict.outcome == .failure, apiError != nil {
             apiErrors += 1
             lastAPIError = verdict.logSummary(error: apiError)
-            var fields: [(String, JSON)] = [("at", .string(timestamp))]
+            var fields: [(String, JSON)] = [("at", .string(timestamp()))]
             if let report = verdict.error {
                 fields.append(("kind", .string(report.kind.rawValue)))
                 if let cause = report.cause { fields.append(("cause", .string(cause.rawValue))) }
