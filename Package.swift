@@ -145,8 +145,7 @@ let package = Package(
         .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "JSONCore", "StationWire", "TestSupport"]),
         .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "POSIXSupport", "TestSupport"]),
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "CZBar", "CZXing", "TestSupport"]),
-        .target(name: "SystemdTestSupport", dependencies: ["POSIXSupport", "TestSupport"], path: "Tests/SystemdTestSupport"),
-        .testTarget(name: "SystemdSupportTests", dependencies: ["POSIXSupport", "SystemdSupport", "SystemdTestSupport", "TestSupport", "notify-probe"]),
+        .testTarget(name: "SystemdSupportTests", dependencies: ["POSIXSupport", "SystemdSupport", "TestSupport", "notify-probe"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         .testTarget(name: "DaemonConfigurationTests", dependencies: ["DaemonConfiguration", "TestSupport"]),
         .testTarget(name: "StationWireTests", dependencies: ["StationWire", "JSONCore", "Logging"]),
@@ -159,24 +158,24 @@ let package = Package(
         ),
         .testTarget(name: "ScanJournalTests", dependencies: ["JSONCore", "ScanJournal", "TestSupport"]),
         .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "JSONCore", "POSIXSupport", "ScanJournal", "TestSupport"]),
-        .target(name: "BridgeTestSupport", dependencies: ["TestSupport", "SystemdTestSupport"], path: "Tests/BridgeTestSupport"),
+        .target(name: "BridgeTestSupport", dependencies: ["TestSupport"], path: "Tests/BridgeTestSupport"),
         .testTarget(name: "StationClientTests", dependencies: ["StationClient", "StationWire", "POSIXSupport", "BridgeTestSupport", "sealtrust-scand"]),
         .testTarget(
             name: "MQTTBridgeTests",
             dependencies: [
-                "BridgeTestSupport", "TestSupport", "SystemdTestSupport", "ScanJournal", "JSONCore", "MQTTBridge", "sealtrust-scand", "sealtrust-mqtt",
+                "BridgeTestSupport", "TestSupport", "ScanJournal", "JSONCore", "MQTTBridge", "sealtrust-scand", "sealtrust-mqtt",
             ]
         ),
         .testTarget(
             name: "KioskTests",
             dependencies: [
-                "KioskBridge", "KioskHarness", "Harness", "TestSupport", "SystemdTestSupport", "JSONCore", "StationWire", "StationClient", "sealtrust-kiosk", "sealtrust-scand",
+                "KioskBridge", "KioskHarness", "Harness", "TestSupport", "JSONCore", "StationWire", "StationClient", "sealtrust-kiosk", "sealtrust-scand",
             ]
         ),
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "JSONCore", "ScanJournal", "HandheldScanner", "POSIXSupport", "TestSupport", "SystemdTestSupport", "ProductVersion",
+                "JSONCore", "ScanJournal", "HandheldScanner", "POSIXSupport", "TestSupport", "ProductVersion",
                 "sealtrust-scand",
             ]
         ),

@@ -1,14 +1,13 @@
 import Foundation
 import Glibc
-import SystemdTestSupport
 import TestSupport
 
 /// The built `sealtrust-mqtt`, started as systemd would (NOTIFY_SOCKET when a listener is given).
 public final class BridgeProcess: Sendable {
-    private let process: SupervisedProcess
+    private let process: ChildProcess
 
     public init(arguments: [String], notify: NotifyListener? = nil, environment: [String: String] = [:]) throws {
-        process = try SupervisedProcess(executable: builtProduct("sealtrust-mqtt"), arguments: arguments, notify: notify, environment: environment)
+        process = try ChildProcess(service: builtProduct("sealtrust-mqtt"), arguments: arguments, notify: notify, environment: environment)
     }
 
     /// The usual bridge of a test: the daemon's socket, the plain listener with the right password.

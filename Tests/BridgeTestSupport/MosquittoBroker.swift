@@ -74,7 +74,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     public var misnamedTLSURL: String { "mqtts://127.0.0.1:\(misnamedTLSPort)" }
 
     public func start() throws {
-        let started = try ChildProcess("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"], outputPath: directory + "/mosquitto.log")
+        let started = try ChildProcess("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"], output: .file(directory + "/mosquitto.log"))
         process = started
         try waitUntil("mosquitto did not listen on \(port): \(started.printed)", timeout: .seconds(10)) {
             loopbackPortAccepts(port) && loopbackPortAccepts(tlsPort) && loopbackPortAccepts(misnamedTLSPort)

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import SystemdTestSupport
 import TestSupport
 
 public struct BridgeHarnessError: Error, CustomStringConvertible {
@@ -11,60 +10,35 @@ public struct BridgeHarnessError: Error, CustomStringConvertible {
 /// The built `sealtrust-scand` with no reader, no camera and no API: `verify` of a foreign code
 /// makes a `scan` and a `verdict` without any network call, so tests make events as fast as it journals.
 public final class StationDaemon: Sendable {
-    public let directory: String
-    public let socketPath: String
+    public let daemon: ScanDaemon
     public let station: String
-    private let process: SupervisedProcess
     /// Made by this instance, so removed with it (its journal may hold 100,000 events in /dev/shm).
     private let ownsDirectory: Bool
 
     public init(station: String = "dock-7", directory: String? = nil, extra: [String] = []) throws {
         ownsDirectory = directory == nil
-        self.directory = try directory ?? makeScratchDirectory("station", in: memoryBackedFolder)
         self.station = station
-        socketPath = self.directory + "/scand.sock"
-        let arguments = ["--socket", socketPath, "--journal", self.directory + "/journal", "--nfc", "none", "--camera", "none",
-                         "--station", station, "--log-level", "warning"] + extra
-        process = try SupervisedProcess(executable: builtProduct("sealtrust-scand"), arguments: arguments)
-        try waitUntilListening()
+        daemon = try ScanDaemon(api: nil, station: station, logLevel: "warning", extra: extra,
+                                directory: directory ?? makeScratchDirectory("station", in: memoryBackedFolder))
+        try daemon.waitUntilListening()
     }
 
     /// A restart in the same folder outlives this instance's removal of it: keep the first one alive to the end.
     deinit {
-        process.signal(SIGKILL)
-        _ = process.waitForExit(timeout: .seconds(5))
-        if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) }
+        daemon.kill()
+        if ownsDirectory { daemon.removeDirectory() }
     }
 
-    public var pid: pid_t { process.pid }
-    public var standardError: String { process.standardError }
-
-    private func waitUntilListening(timeout: Duration = .seconds(20)) throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let client = try? LineClient(path: socketPath) {
-                _ = try? client.readLine(timeout: .seconds(5))
-                return
-            }
-            if hasExited {
-                throw BridgeHarnessError("the daemon exited at start: \(process.standardError)")
-            }
-            usleep(10_000)
-        }
-        throw BridgeHarnessError("the daemon did not listen within \(timeout): \(process.standardError)")
-    }
-
-    /// Whether the process is gone or a zombie (SupervisedProcess reaps it only when asked to wait).
-    public var hasExited: Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8) else { return true }
-        return stat.split(separator: ")").last?.dropFirst().first == "Z"
-    }
+    public var directory: String { daemon.directory }
+    public var socketPath: String { daemon.socketPath }
+    public var pid: pid_t { daemon.pid }
+    public var standardError: String { daemon.process.standardError }
+    public var hasExited: Bool { daemon.process.hasExited }
 
     /// Stops with SIGTERM, as systemd would; the journal stays for a restart in the same folder.
     @discardableResult
     public func stop() -> Int32? {
-        process.signal(SIGTERM)
-        return process.waitForExit(timeout: .seconds(15))
+        daemon.terminate()
     }
 
     /// Scans `count` foreign codes through `verify` on one connection: `2 × count` journaled events.

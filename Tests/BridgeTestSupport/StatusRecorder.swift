@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import SystemdTestSupport
+import TestSupport
 
 /// Reads a NotifyListener all the time, as systemd does (a reader that lags would block the
 /// service's sd_notify once the datagram queue is full), and keeps every STATUS= it saw.

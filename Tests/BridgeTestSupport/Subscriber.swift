@@ -30,7 +30,7 @@ public final class Subscriber {
         output = try FileHandle(forReadingFrom: URL(fileURLWithPath: outputPath))
         process = try ChildProcess("/usr/bin/mosquitto_sub",
                                    broker.clientArguments + ["-q", "1", "-c", "-i", clientID, "-v", "-t", topic, "-t", "probe/\(clientID)"],
-                                   outputPath: outputPath)
+                                   output: .file(outputPath))
         let probeTopic = "probe/\(clientID)"
         try waitUntil("the subscriber did not receive its probe", timeout: .seconds(10)) {
             try runTool("/usr/bin/mosquitto_pub", broker.clientArguments + ["-q", "1", "-t", probeTopic, "-m", "probe"])

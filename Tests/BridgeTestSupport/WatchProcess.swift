@@ -1,16 +1,15 @@
 import Foundation
 import Glibc
-import SystemdTestSupport
 import TestSupport
 
 /// `sealtrust-mqtt watch --output DIR`, the reference consumer: each station's events in order in DIR/<station>.jsonl.
 public final class WatchProcess: Sendable {
-    private let process: SupervisedProcess
+    private let process: ChildProcess
     public let outputDirectory: String
 
     public init(broker: MosquittoBroker) throws {
         outputDirectory = try makeScratchDirectory("watch-output")
-        process = try SupervisedProcess(executable: builtProduct("sealtrust-mqtt"), arguments: [
+        process = try ChildProcess(service: builtProduct("sealtrust-mqtt"), arguments: [
             "watch", "--url", broker.url, "--credentials", broker.credentialsFile, "--output", outputDirectory,
         ])
     }

@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import ProductVersion
-import SystemdTestSupport
 import TestSupport
 import Testing
 
@@ -9,7 +8,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct CommandLineTests {
     func run(_ arguments: [String]) throws -> (status: Int32?, stdout: String, stderr: String) {
-        let process = try SupervisedProcess(executable: builtProduct("sealtrust-scand"), arguments: arguments)
+        let process = try ChildProcess(service: builtProduct("sealtrust-scand"), arguments: arguments)
         let status = process.waitForExit(timeout: .seconds(20))
         return (status, process.standardOutput, process.standardError)
     }
@@ -105,7 +104,7 @@ struct CommandLineTests {
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct ScannerOptionTests {
     func run(_ arguments: [String]) throws -> (status: Int32?, stderr: String) {
-        let process = try SupervisedProcess(executable: builtProduct("sealtrust-scand"), arguments: arguments)
+        let process = try ChildProcess(service: builtProduct("sealtrust-scand"), arguments: arguments)
         let status = process.waitForExit(timeout: .seconds(20))
         return (status, process.standardError)
     }

@@ -43,3 +43,14 @@ extension JSON {
     var string: String? { stringValue }
     var integer: Int64? { integerValue }
 }
+
+extension ScanDaemon {
+    /// A connected client that has read its `hello`.
+    func connect() throws -> (client: LineClient, hello: JSON) {
+        let client = try LineClient(path: socketPath)
+        guard let hello = try client.readJSON(), hello["type"]?.string == "hello" else {
+            throw HarnessError("no hello from the daemon")
+        }
+        return (client, hello)
+    }
+}

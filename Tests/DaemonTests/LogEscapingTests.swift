@@ -1,6 +1,5 @@
 import Foundation
 import JSONCore
-import SystemdTestSupport
 import Testing
 import TestSupport
 

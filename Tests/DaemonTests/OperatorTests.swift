@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import JSONCore
-import SystemdTestSupport
 import Testing
 import TestSupport
 

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import SystemdTestSupport
 import Testing
 import TestSupport
 
@@ -25,7 +24,7 @@ struct RefusedStartTests {
             done
             """#
         let loops = try ["a", "b"].map { loop in
-            try SupervisedProcess(executable: "/bin/sh", arguments: ["-c", script, "sh", builtProduct("sealtrust-scand"),
+            try ChildProcess(service: "/bin/sh", arguments: ["-c", script, "sh", builtProduct("sealtrust-scand"),
                                                                      daemon.socketPath, journal, daemon.directory, loop])
         }
         var statuses: [String] = []

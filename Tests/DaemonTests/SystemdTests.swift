@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import SystemdTestSupport
+import TestSupport
 import Testing
 
 /// The daemon against systemd's protocols: notify (path and abstract), watchdog, socket activation, SIGTERM.
@@ -47,7 +47,7 @@ struct SystemdTests {
     }
 
     @Test func socketActivationServesThePassedDescriptor() throws {
-        let listening = try ListeningSocket()
+        let listening = try ActivationSocket()
         let daemon = try ScanDaemon(api: nil, passing: listening)
         defer { _ = daemon.terminate(); daemon.removeDirectory() }
         let line = try #require(try listening.connectAndReadLine(timeout: .seconds(20)))

@@ -2,7 +2,7 @@ import Foundation
 import KioskHarness
 import JSONCore
 import StationClient
-import SystemdTestSupport
+import TestSupport
 import Testing
 
 /// `/events`: Server-Sent Events with the socket's JSON unchanged, resumed by `Last-Event-ID` through `replay`.

@@ -1,7 +1,6 @@
 import BridgeTestSupport
 import Foundation
 import Glibc
-import SystemdTestSupport
 import Testing
 import TestSupport
 

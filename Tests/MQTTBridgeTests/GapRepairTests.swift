@@ -2,7 +2,6 @@ import BridgeTestSupport
 import Foundation
 import Glibc
 import ScanJournal
-import SystemdTestSupport
 import TestSupport
 import Testing
 

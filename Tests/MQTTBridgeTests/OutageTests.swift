@@ -3,7 +3,6 @@ import Foundation
 import Glibc
 import JSONCore
 import ScanJournal
-import SystemdTestSupport
 import Testing
 import TestSupport
 

@@ -1,12 +1,11 @@
 import Foundation
-import SystemdTestSupport
 import TestSupport
 import Testing
 
 /// MemoryDenyWriteExecute=yes in the service holds only if the Swift runtime never needs writable and executable memory.
 @Suite(.timeLimit(.minutes(1))) struct HardeningTests {
     @Test func swiftRuntimeAndFoundationRunWithWriteExecuteRefused() throws {
-        let process = try SupervisedProcess(executable: builtProduct("notify-probe"), arguments: ["--runtime"], memoryDenyWriteExecute: true)
+        let process = try ChildProcess(service: builtProduct("notify-probe"), arguments: ["--runtime"], memoryDenyWriteExecute: true)
         #expect(process.waitForExit(timeout: .seconds(30)) == 0, "\(process.standardOutput)\(process.standardError)")
         #expect(process.standardOutput == "runtime: ok\n")
     }
@@ -39,10 +38,10 @@ import Testing
             except PermissionError:
                 print("refused")
             """
-        let restricted = try SupervisedProcess(executable: "/usr/bin/python3", arguments: ["-c", attempt], memoryDenyWriteExecute: true)
+        let restricted = try ChildProcess(service: "/usr/bin/python3", arguments: ["-c", attempt], memoryDenyWriteExecute: true)
         #expect(restricted.waitForExit(timeout: .seconds(30)) == 0)
         #expect(restricted.standardOutput == "refused\n")
-        let free = try SupervisedProcess(executable: "/usr/bin/python3", arguments: ["-c", attempt])
+        let free = try ChildProcess(service: "/usr/bin/python3", arguments: ["-c", attempt])
         #expect(free.waitForExit(timeout: .seconds(30)) == 0)
         #expect(free.standardOutput == "allowed\n")
     }

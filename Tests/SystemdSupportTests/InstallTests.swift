@@ -1,5 +1,4 @@
 import Foundation
-import SystemdTestSupport
 import TestSupport
 import Testing
 
@@ -118,8 +117,8 @@ import Testing
         try #require(install.status == 0, "\(install.output)")
         let socketPath = root.path + "/scand.sock"
         let notify = try NotifyListener(form: .path)
-        let daemon = try SupervisedProcess(
-            executable: installed("/usr/local/bin/sealtrust-scand"),
+        let daemon = try ChildProcess(
+            service: installed("/usr/local/bin/sealtrust-scand"),
             arguments: ["--config", installed("/etc/sealtrust-scand/scand.conf"), "--socket", socketPath,
                         "--journal", root.path + "/journal", "--nfc", "none", "--camera", "none"],
             notify: notify

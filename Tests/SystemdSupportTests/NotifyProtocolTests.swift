@@ -3,7 +3,6 @@ import Glibc
 #endif
 import POSIXSupport
 import SystemdSupport
-import SystemdTestSupport
 import TestSupport
 import Testing
 
@@ -14,7 +13,7 @@ import Testing
     @Test(arguments: [NotifyListener.Form.path, .abstract])
     func readyStatusWatchdogAndStoppingReachTheManager(form: NotifyListener.Form) throws {
         let listener = try NotifyListener(form: form)
-        let process = try SupervisedProcess(executable: probe, arguments: ["3"], notify: listener, watchdog: .milliseconds(600))
+        let process = try ChildProcess(service: probe, arguments: ["3"], notify: listener, watchdog: .milliseconds(600))
         let started = ContinuousClock.now
 
         let ready = try #require(listener.receive(timeout: .seconds(10)), "no READY=1 at \(listener.address)")
@@ -39,8 +38,8 @@ import Testing
 
     @Test func watchdogMeantForAnotherProcessIsNotFed() throws {
         let listener = try NotifyListener(form: .abstract)
-        let process = try SupervisedProcess(
-            executable: probe, notify: listener, watchdog: .milliseconds(600), watchdogPID: "1"
+        let process = try ChildProcess(
+            service: probe, notify: listener, watchdog: .milliseconds(600), watchdogPID: "1"
         )
         let messages = try #require(listener.receive(until: "STOPPING", timeout: .seconds(10)))
         #expect(messages.allSatisfy { $0.assignments["WATCHDOG"] == nil })
@@ -49,7 +48,7 @@ import Testing
     }
 
     @Test func withoutNotifySocketNothingIsSentAndTheServiceStillRuns() throws {
-        let process = try SupervisedProcess(executable: probe)
+        let process = try ChildProcess(service: probe)
         #expect(process.waitForExit(timeout: .seconds(10)) == 0)
         #expect(process.standardOutput.contains("notify: none"))
         #expect(SystemdNotifier(notifySocket: "").watchdogInterval == nil)

@@ -1,5 +1,4 @@
 import SystemdSupport
-import SystemdTestSupport
 import TestSupport
 import Testing
 
@@ -8,9 +7,9 @@ import Testing
     let probe = builtProduct("notify-probe")
 
     @Test func passedSocketIsTakenAndAClientGetsTheHello() throws {
-        let listening = try ListeningSocket()
+        let listening = try ActivationSocket()
         let listener = try NotifyListener(form: .path)
-        let process = try SupervisedProcess(executable: probe, notify: listener, passing: listening)
+        let process = try ChildProcess(service: probe, notify: listener, passing: listening)
 
         let ready = try #require(listener.receive(timeout: .seconds(10)))
         #expect(ready.assignments["STATUS"] == "probe listening on 1 socket(s)")
@@ -26,8 +25,8 @@ import Testing
     }
 
     @Test func descriptorsMeantForAnotherProcessAreLeftAlone() throws {
-        let process = try SupervisedProcess(
-            executable: probe, environment: ["LISTEN_PID": "1", "LISTEN_FDS": "1"]
+        let process = try ChildProcess(
+            service: probe, environment: ["LISTEN_PID": "1", "LISTEN_FDS": "1"]
         )
         #expect(process.waitForExit(timeout: .seconds(10)) == 0)
         #expect(process.standardOutput.contains("listen: none\n"))
@@ -37,8 +36,8 @@ import Testing
     /// A LISTEN_FDS of two billion meant for this process: refused at the first descriptor not open, in 4 GiB of
     /// address space (found by fuzz/systemd-env: it was an array of two billion descriptors, 8 GiB, first).
     @Test func aHugeCountStopsAtTheFirstDescriptorNotOpen() throws {
-        let process = try SupervisedProcess(
-            executable: "/bin/sh",
+        let process = try ChildProcess(
+            service: "/bin/sh",
             arguments: ["-c", "ulimit -v 4194304; export LISTEN_PID=$$ LISTEN_FDS=2147483644; exec \"$0\"", probe]
         )
         #expect(process.waitForExit(timeout: .seconds(10)) == 1)

@@ -1,5 +1,4 @@
 import Foundation
-import SystemdTestSupport
 import TestSupport
 import Testing
 

@@ -2,8 +2,9 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// A program a test or benchmark starts: commands on its stdin, reports on its stdout, read by lines, or its stdout
-/// and stderr in a file (`outputPath`), for a server such as mosquitto that is only watched.
+/// A program a test or benchmark starts: commands on its stdin, reports on its stdout, read by lines; or its stdout
+/// and stderr in one file, for a server such as mosquitto that is only watched; or each in a file, for a service
+/// (`init(service:)`).
 ///
 /// Spawned with every signal unblocked and at its default (a child inherits the mask of the thread that spawns it,
 /// and the test runner's threads block SIGTERM: mosquitto would then ignore the SIGTERM that makes it save its
@@ -11,7 +12,7 @@ import Synchronization
 /// and the tools exit on it. Without `outputPath` its stderr is this process's.
 public final class ChildProcess: Sendable {
     /// What the child printed so far; shared with the thread that reads its stdout.
-    private final class Output: Sendable {
+    private final class PrintedLines: Sendable {
         struct Lines {
             var lines: [String] = []
             var ended = false
@@ -24,20 +25,32 @@ public final class ChildProcess: Sendable {
         }
     }
 
+    /// Where the child's stdout and stderr go.
+    public enum Output: Sendable {
+        /// Stdout read by lines (`lines`); stderr is this process's.
+        case lines
+        /// Both appended to this file.
+        case file(String)
+        /// Each in a file of a scratch folder the child's value owns (`standardOutput`, `standardError`).
+        case files
+    }
+
     public let pid: pid_t
     public let name: String
     /// The file that takes the child's stdout and stderr, when one was given.
     public let outputPath: String?
-    private let output = Output()
+    /// The folder of `standardOutput` and `standardError` with `.files`; removed with this value.
+    private let filesDirectory: String?
+    private let output = PrintedLines()
     /// The write end of the child's stdin; nil once closed.
     private let input: Mutex<Int32?>
     /// The exit status once reaped: after that the pid may belong to someone else.
     private let exitStatus = Mutex<Int32?>(nil)
 
-    /// Starts `executable`; `environment` replaces this process's own when given; `outputPath` takes its stdout and
-    /// stderr (appended) instead of `lines`.
+    /// Starts `executable`; `environment` replaces this process's own when given; `passing` becomes the child's
+    /// descriptor 3, as a socket unit passes its socket.
     public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                outputPath: String? = nil) throws {
+                output: Output = .lines, passing: Int32? = nil) throws {
         // Socket pairs rather than pipes: Glibc's module does not export pipe2, and close-on-exec must be set at
         // creation, or a child spawned meanwhile by another thread would keep our end open.
         let toChild = try Self.channel()
@@ -53,15 +66,30 @@ public final class ChildProcess: Sendable {
             close(fromChild[1])
         }
 
+        // dup2 onto the same number would keep close-on-exec set: start from a descriptor that is surely not 3.
+        let passed = try passing.map { descriptor in
+            let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 10)
+            guard copy >= 0 else { throw HarnessError.failed("fcntl F_DUPFD_CLOEXEC") }
+            return copy
+        }
+        defer { passed.map { _ = close($0) } }
+        var filesDirectory: String?
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-        if let outputPath {
-            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-            posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        } else {
+        if let passed { posix_spawn_file_actions_adddup2(&actions, passed, 3) }
+        switch output {
+        case .lines:
             posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        case .file(let path):
+            posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        case .files:
+            let directory = try makeScratchDirectory("sealtrust-child")
+            filesDirectory = directory
+            posix_spawn_file_actions_addopen(&actions, 1, directory + "/stdout", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_addopen(&actions, 2, directory + "/stderr", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         }
 
         var attributes = posix_spawnattr_t()
@@ -85,11 +113,13 @@ public final class ChildProcess: Sendable {
         guard spawned == 0 else {
             close(toChild[1])
             close(fromChild[0])
+            filesDirectory.map { try? FileManager.default.removeItem(atPath: $0) }
             throw HarnessError("posix_spawn \(executable): \(String(cString: strerror(spawned)))")
         }
         Glibc.signal(SIGPIPE, SIG_IGN)  // a child that died must fail the test, not kill the runner
         pid = child
-        self.outputPath = outputPath
+        if case .file(let path) = output { outputPath = path } else { outputPath = nil }
+        self.filesDirectory = filesDirectory
         // An interpreter's child is known by its script.
         let program = executable.hasSuffix("python3") || executable.hasSuffix("sh") ? arguments.first ?? executable : executable
         name = URL(fileURLWithPath: program).lastPathComponent
@@ -104,6 +134,7 @@ public final class ChildProcess: Sendable {
             var status: Int32 = 0
             waitpid(pid, &status, 0)
         }
+        filesDirectory.map { try? FileManager.default.removeItem(atPath: $0) }
     }
 
     /// Every line the child printed so far, without its newline (none when `outputPath` takes its output).
@@ -113,6 +144,16 @@ public final class ChildProcess: Sendable {
     public var printed: String {
         guard let outputPath else { return lines.joined(separator: "\n") }
         return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+    }
+
+    /// What the child printed on stdout so far, with `.files`.
+    public var standardOutput: String { printedFile("stdout") }
+
+    /// What the child printed on stderr so far, with `.files`.
+    public var standardError: String { printedFile("stderr") }
+
+    private func printedFile(_ name: String) -> String {
+        filesDirectory.flatMap { try? String(contentsOfFile: $0 + "/" + name, encoding: .utf8) } ?? ""
     }
 
     /// Sends one line to the child's stdin.
@@ -160,6 +201,14 @@ public final class ChildProcess: Sendable {
             if let found = try line(after: skip, where: matches, deadline: deadline, timeout: timeout) { return found }
             try await Task.sleep(for: .milliseconds(5))
         }
+    }
+
+    /// Whether the child has ended (a zombie not yet reaped, or reaped).
+    public var hasExited: Bool {
+        guard exitStatus.withLock({ $0 }) == nil,
+              let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        else { return true }
+        return stat.split(separator: ")").last?.dropFirst().first == "Z"
     }
 
     /// Sends `signal` unless the child has already been reaped.

@@ -2,12 +2,6 @@ import Foundation
 import Glibc
 import Harness
 
-/// The path of an executable of this package, built beside the running test bundle or benchmark.
-public func siblingProduct(_ name: String) -> String {
-    let running = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    return URL(fileURLWithPath: running).deletingLastPathComponent().appendingPathComponent(name).path
-}
-
 /// The built `sealtrust-kiosk` on a free loopback port.
 public final class KioskProcess: Sendable {
     public let process: ChildProcess
@@ -18,7 +12,7 @@ public final class KioskProcess: Sendable {
     /// `launcher`: a program that runs the bridge in its turn (a test runs it under PR_SET_MDWE this way);
     /// `arguments`: more options for the bridge.
     public init(socketPath: String, language: String = "en", hold: Int = 8, launcher: [String] = [], arguments: [String] = []) throws {
-        let command = launcher + [siblingProduct("sealtrust-kiosk"), "--socket", socketPath, "--listen", "127.0.0.1:0",
+        let command = launcher + [builtProduct("sealtrust-kiosk"), "--socket", socketPath, "--listen", "127.0.0.1:0",
                                   "--lang", language, "--hold", String(hold)] + arguments
         process = try ChildProcess(command[0], Array(command.dropFirst()))
         let line = try process.waitForLineBlocking(timeout: .seconds(15)) { $0.hasPrefix("LISTENING ") }

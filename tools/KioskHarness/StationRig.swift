@@ -15,9 +15,8 @@ public final class StationRig: @unchecked Sendable {
     public let socketPath: String
     public let cameraPath: String
     public let language: String
-    public private(set) var daemon: ChildProcess
+    public private(set) var daemon: ScanDaemon
     public let kiosk: KioskProcess
-    private let daemonArguments: [String]
 
     /// `journalEvents`: verdicts already in the journal when the daemon starts (seq 1 to that); `kioskArguments`: more
     /// options for the bridge.
@@ -28,11 +27,7 @@ public final class StationRig: @unchecked Sendable {
         socketPath = directory + "/scand.sock"
         cameraPath = directory + "/camera.y4m"
         self.language = language
-        daemonArguments = ["--socket", socketPath, "--journal", directory + "/journal", "--nfc", "none", "--camera", "y4m:\(cameraPath)",
-                           "--station", "kiosk-test", "--api-timeout", "5", "--lang", language, "--log-level", "warning", "--latitude", "48.85", "--longitude", "2.35",
-                           "--api-base", api.baseURL.absoluteString]
-        daemon = try ChildProcess(siblingProduct("sealtrust-scand"), daemonArguments)
-        try Self.waitForSocket(socketPath)
+        daemon = try Self.startDaemon(api: api, directory: directory, camera: cameraPath, language: language)
         kiosk = try KioskProcess(socketPath: socketPath, language: language, hold: hold, arguments: kioskArguments)
     }
 
@@ -55,34 +50,25 @@ public final class StationRig: @unchecked Sendable {
 
     deinit {
         kiosk.stop()
-        daemon.signal(SIGTERM)
-        _ = daemon.waitForExit(timeout: .seconds(10))
+        daemon.terminate(timeout: .seconds(10))
         api.stop()
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Stops the daemon (SIGTERM), as a station's operator or a crash would.
     public func stopDaemon() {
-        daemon.signal(SIGTERM)
-        _ = daemon.waitForExit(timeout: .seconds(10))
+        daemon.terminate(timeout: .seconds(10))
     }
 
     /// Starts the daemon again on the same socket and journal.
     public func startDaemon() throws {
-        daemon = try ChildProcess(siblingProduct("sealtrust-scand"), daemonArguments)
-        try Self.waitForSocket(socketPath)
+        daemon = try Self.startDaemon(api: api, directory: directory, camera: cameraPath, language: language)
     }
 
-    private static func waitForSocket(_ path: String) throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if let probe = try? LineClient(path: path) {
-                probe.close()
-                return
-            }
-            usleep(20_000)
-        }
-        throw BrowserError("the daemon did not listen on \(path) (its stderr is this process's)")
+    private static func startDaemon(api: SandboxAPI, directory: String, camera: String, language: String) throws -> ScanDaemon {
+        try ScanDaemon(api: api, camera: "y4m:\(camera)", station: "kiosk-test", logLevel: "warning",
+                       extra: ["--lang", language, "--latitude", "48.85", "--longitude", "2.35"], directory: directory)
+            .waitUntilListening()
     }
 
     /// A client of the daemon's socket, `hello` read.

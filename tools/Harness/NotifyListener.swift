@@ -1,9 +1,6 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 import Foundation
 import POSIXSupport
-import TestSupport
 
 /// SCM_CREDENTIALS from <bits/socket.h>, which Glibc's module map hides behind _GNU_SOURCE.
 private let scmCredentials: Int32 = 2
@@ -36,7 +33,7 @@ public final class NotifyListener: Sendable {
 
     public init(form: Form) throws {
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw TestSystemError.last("socket") }
+        guard descriptor >= 0 else { throw HarnessError.failed("socket") }
         let socketAddress: UnixSocketAddress
         switch form {
         case .path:
@@ -51,10 +48,10 @@ public final class NotifyListener: Sendable {
         }
         var passCredentials: Int32 = 1
         guard setsockopt(descriptor, SOL_SOCKET, SO_PASSCRED, &passCredentials, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
-            throw TestSystemError.last("setsockopt SO_PASSCRED")
+            throw HarnessError.failed("setsockopt SO_PASSCRED")
         }
         guard socketAddress.withSocketAddress({ bind(descriptor, $0, $1) }) == 0 else {
-            throw TestSystemError.last("bind \(address)")
+            throw HarnessError.failed("bind \(address)")
         }
     }
 

@@ -1,24 +1,9 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 import Foundation
 import POSIXSupport
-import TestSupport
-
-/// A system call that failed while a test set up the service manager's side.
-public struct TestSystemError: Error, CustomStringConvertible {
-    public let operation: String
-    public let errno: Int32
-
-    static func last(_ operation: String) -> TestSystemError {
-        TestSystemError(operation: operation, errno: Glibc.errno)
-    }
-
-    public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
-}
 
 /// A listening Unix stream socket, as a socket unit would create it, to hand to a service as fd 3.
-public final class ListeningSocket: Sendable {
+public final class ActivationSocket: Sendable {
     public let path: String
     public let descriptor: Int32
     private let directory: String
@@ -27,11 +12,11 @@ public final class ListeningSocket: Sendable {
         directory = try makeScratchDirectory("sealtrust-systemd")
         path = directory + "/scand.sock"
         descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw TestSystemError.last("socket") }
+        guard descriptor >= 0 else { throw HarnessError.failed("socket") }
         guard try UnixSocketAddress(path: path).withSocketAddress({ bind(descriptor, $0, $1) }) == 0 else {
-            throw TestSystemError.last("bind \(path)")
+            throw HarnessError.failed("bind \(path)")
         }
-        guard listen(descriptor, 16) == 0 else { throw TestSystemError.last("listen") }
+        guard listen(descriptor, 16) == 0 else { throw HarnessError.failed("listen") }
     }
 
     deinit {
@@ -41,7 +26,7 @@ public final class ListeningSocket: Sendable {
 
     /// Connects as a client would and returns the first line the service sends, or nil when none comes in time.
     public func connectAndReadLine(timeout: Duration) throws -> String? {
-        try SystemdTestSupport.connectAndReadLine(path: path, timeout: timeout)
+        try Harness.connectAndReadLine(path: path, timeout: timeout)
     }
 }
 

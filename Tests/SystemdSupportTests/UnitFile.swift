@@ -1,10 +1,10 @@
 import Foundation
 
 /// A systemd unit or a `key = value` file read as the tools read it: sections, repeated keys in order, comments skipped.
-public struct UnitFile: Sendable {
-    public let entries: [(section: String, key: String, value: String)]
+struct UnitFile: Sendable {
+    let entries: [(section: String, key: String, value: String)]
 
-    public init(path: String) throws {
+    init(path: String) throws {
         var section = ""
         var entries: [(section: String, key: String, value: String)] = []
         for rawLine in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false) {
@@ -22,11 +22,11 @@ public struct UnitFile: Sendable {
     }
 
     /// Every value of `key`, in order (a repeated key accumulates, as in systemd and the daemon's configuration).
-    public func values(_ key: String, in section: String? = nil) -> [String] {
+    func values(_ key: String, in section: String? = nil) -> [String] {
         entries.filter { $0.key == key && (section == nil || $0.section == section) }.map(\.value)
     }
 
-    public func value(_ key: String, in section: String? = nil) -> String? {
+    func value(_ key: String, in section: String? = nil) -> String? {
         values(key, in: section).last
     }
 }
