@@ -5,6 +5,7 @@
   os_unfair_lock.
 - Structured concurrency: no `Task {}` or `Task.detached` outside Sources/Lifecycle.
 - One place a sockaddr_un is built: Sources/POSIXSupport.
+- Descriptors are closed through POSIXSupport (`FileDescriptor.close`, `OwnedDescriptor`): no raw close(2) elsewhere.
 Comments are not read. Usage: architecture-claims.py (from the repository's root)
 """
 import glob
@@ -21,6 +22,9 @@ RULES = [
      ("Sources/Lifecycle/",)),
     ("a sockaddr_un built outside Sources/POSIXSupport",
      re.compile(r"\bsockaddr_un\b"),
+     ("Sources/POSIXSupport/",)),
+    ("a raw close(2) outside Sources/POSIXSupport",
+     re.compile(r"(?<![\w.])(Glibc\.)?close\(\s*[\w.]+\s*\)"),
      ("Sources/POSIXSupport/",)),
 ]
 

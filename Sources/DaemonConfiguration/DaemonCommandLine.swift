@@ -154,8 +154,8 @@ public enum DaemonCommandLine {
         var read: [UInt8]?
         // Not blocking: a FIFO named by mistake reads as what is in it now, and never holds up the start or a reload.
         if let descriptor = try? FileDescriptor.openForReadingWithoutWaiting(path) {
-            read = try? FileDescriptor.read(descriptor, upTo: maximumFileBytes + 1)
-            close(descriptor)
+            let file = OwnedDescriptor(descriptor)
+            read = try? FileDescriptor.read(file.rawValue, upTo: maximumFileBytes + 1)
         }
         guard let read else {
             throw ConfigurationError(message: "\(path): cannot read the configuration file: \(readFailureReason(path))")

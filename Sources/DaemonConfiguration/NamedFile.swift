@@ -24,16 +24,15 @@ public enum NamedFile {
 
     /// Reads the file at `path`, unless it still has the identity `known`; `what` names it in a problem ("token file").
     static func read(_ path: String, what: String, limit: Int, unless known: Identity? = nil) -> Reading {
-        let descriptor: Int32
+        let file: OwnedDescriptor
         let info: stat
         do {
-            descriptor = try FileDescriptor.openForReadingWithoutWaiting(path)
+            file = OwnedDescriptor(try FileDescriptor.openForReadingWithoutWaiting(path))
         } catch {
             return .problem("cannot read the \(what) \(path): \(error)", nil)
         }
-        defer { close(descriptor) }
         do {
-            info = try FileDescriptor.status(descriptor)
+            info = try FileDescriptor.status(file.rawValue)
         } catch {
             return .problem("cannot read the \(what) \(path): \(error)", nil)
         }
@@ -45,7 +44,7 @@ public enum NamedFile {
         }
         let bytes: [UInt8]
         do {
-            bytes = try FileDescriptor.read(descriptor, upTo: limit + 1)
+            bytes = try FileDescriptor.read(file.rawValue, upTo: limit + 1)
         } catch {
             return .problem("cannot read the \(what) \(path): \(error)", identity)
         }

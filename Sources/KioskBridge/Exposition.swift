@@ -17,17 +17,7 @@ struct Exposition {
     /// Backslash, quote and line feed escaped as the format says; other control characters dropped,
     /// since a reader's name comes from a USB descriptor.
     static func escapedLabel(_ value: String) -> String {
-        var escaped = ""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\\": escaped += "\\\\"
-            case "\"": escaped += "\\\""
-            case "\n": escaped += "\\n"
-            default:
-                if scalar.properties.generalCategory != .control { escaped.unicodeScalars.append(scalar) }
-            }
-        }
-        return escaped
+        value.replacingScalars(["\\": "\\\\", "\"": "\\\"", "\n": "\\n"])
     }
 
     static func formatted(_ value: Double) -> String {

@@ -13,19 +13,7 @@ public enum KioskPage {
 
     /// Text made safe for an HTML element or a quoted attribute.
     static func htmlEscaped(_ text: String) -> String {
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default:
-                if scalar.properties.generalCategory != .control { escaped.unicodeScalars.append(scalar) }
-            }
-        }
-        return escaped
+        text.replacingScalars(["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"])
     }
 
     private static let template = #"""

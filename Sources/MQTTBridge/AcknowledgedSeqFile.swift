@@ -23,20 +23,19 @@ struct AcknowledgedSeqFile: Sendable {
     /// decimal digits up to `largestSeq` and an optional line end (a longer file is not cut to its first bytes, nor is "+5"
     /// taken). Opened without waiting, so a FIFO put there by mistake is named instead of holding the start.
     func load() throws(UsageError) -> UInt64 {
-        let descriptor: Int32
+        let file: OwnedDescriptor
         do {
-            descriptor = try FileDescriptor.openForReadingWithoutWaiting(path)
+            file = OwnedDescriptor(try FileDescriptor.openForReadingWithoutWaiting(path))
         } catch {
             if error.rawValue == ENOENT { return 0 }
             throw UsageError("cannot read \(path): \(error)")
         }
-        defer { close(descriptor) }
-        guard let info = try? FileDescriptor.status(descriptor), info.st_mode & S_IFMT == S_IFREG else {
+        guard let info = try? FileDescriptor.status(file.rawValue), info.st_mode & S_IFMT == S_IFREG else {
             throw UsageError("\(path) is not a regular file; remove it to publish the whole journal again")
         }
         let bytes: [UInt8]
         do {
-            bytes = try FileDescriptor.read(descriptor, upTo: 32)
+            bytes = try FileDescriptor.read(file.rawValue, upTo: 32)
         } catch {
             throw UsageError("cannot read \(path): \(error)")
         }

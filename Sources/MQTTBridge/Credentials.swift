@@ -21,15 +21,14 @@ struct Credentials: Sendable {
         guard let chosen else { return nil }
         let bytes: [UInt8]
         do {
-            let descriptor = try FileDescriptor.openForReadingWithoutWaiting(chosen)
-            defer { close(descriptor) }
-            let info = try FileDescriptor.status(descriptor)
+            let file = OwnedDescriptor(try FileDescriptor.openForReadingWithoutWaiting(chosen))
+            let info = try FileDescriptor.status(file.rawValue)
             guard info.st_mode & S_IFMT == S_IFREG else { throw UsageError("the credentials file \(chosen) is not a regular file") }
             guard info.st_mode & 0o007 == 0 else {
                 throw UsageError("the credentials file \(chosen) is open to others (mode \(String(info.st_mode & 0o777, radix: 8))); "
                     + "make it readable by its owner only (chmod 600)")
             }
-            bytes = try FileDescriptor.read(descriptor, upTo: largestFile + 1)
+            bytes = try FileDescriptor.read(file.rawValue, upTo: largestFile + 1)
         } catch let error as UsageError {
             throw error
         } catch {

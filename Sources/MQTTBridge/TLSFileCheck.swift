@@ -9,14 +9,13 @@ enum TLSFileCheck {
     static func problem(in settings: BrokerSettings) -> String? {
         for (what, path) in [("CA file", settings.caFile), ("client certificate", settings.certificate), ("client key", settings.key)] {
             guard let path else { continue }
-            let descriptor: Int32
+            let file: OwnedDescriptor
             do {
-                descriptor = try FileDescriptor.openForReadingWithoutWaiting(path)
+                file = OwnedDescriptor(try FileDescriptor.openForReadingWithoutWaiting(path))
             } catch {
                 return "cannot read the \(what) \(path): \(error)"
             }
-            defer { close(descriptor) }
-            guard let info = try? FileDescriptor.status(descriptor), info.st_mode & S_IFMT == S_IFREG else {
+            guard let info = try? FileDescriptor.status(file.rawValue), info.st_mode & S_IFMT == S_IFREG else {
                 return "the \(what) \(path) is not a regular file"
             }
         }

@@ -48,10 +48,9 @@ public enum OSThread {
 
     /// Names the calling thread through /proc, which every thread may write for itself.
     public static func setCurrentName(_ name: String) {
-        let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        defer { close(descriptor) }
-        try? FileDescriptor.writeAll(descriptor, name.utf8.prefix(15))
+        guard let descriptor = try? FileDescriptor.open("/proc/thread-self/comm", O_WRONLY) else { return }
+        let file = OwnedDescriptor(descriptor)
+        try? FileDescriptor.writeAll(file.rawValue, name.utf8.prefix(15))
     }
 }
 

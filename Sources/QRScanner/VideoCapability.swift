@@ -1,4 +1,5 @@
 import Glibc
+import POSIXSupport
 
 /// What a device node is to V4L2, asked with a plain VIDIOC_QUERYCAP (not through libv4l2, which writes its
 /// failures to stderr unprefixed): the daemon opens only capture devices and names anything else once.
@@ -16,13 +17,14 @@ enum VideoCapability: Equatable {
     private static let deviceCapsFlag: UInt32 = 0x8000_0000
 
     static func of(_ path: String) -> VideoCapability {
-        let descriptor = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let failure = errno
-            if failure == ENOENT { return .missing }
-            return .unusable("cannot open it: \(String(cString: strerror(failure)))")
+        let file: OwnedDescriptor
+        do throws(Errno) {
+            file = OwnedDescriptor(try FileDescriptor.open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC))
+        } catch {
+            if error.rawValue == ENOENT { return .missing }
+            return .unusable("cannot open it: \(error)")
         }
-        defer { close(descriptor) }
+        let descriptor = file.rawValue
         var answer = [UInt8](repeating: 0, count: 104)
         let result = answer.withUnsafeMutableBytes { ioctl(descriptor, queryCapabilities, $0.baseAddress!) }
         guard result == 0 else { return .unusable("not a V4L2 device") }

@@ -39,9 +39,11 @@ struct Y4MSource: FrameSource {
             reportedAbsent = false
             let kind: Kind = (status.st_mode & S_IFMT) == S_IFREG ? .regularFile : .fifo
             let flags = O_RDONLY | O_CLOEXEC | (kind == .fifo ? O_NONBLOCK : 0)
-            let descriptor = open(path, flags)
-            guard descriptor >= 0 else {
-                let failure = "cannot open: \(SystemCallError("open"))"
+            let file: OwnedDescriptor
+            do throws(Errno) {
+                file = OwnedDescriptor(try FileDescriptor.open(path, flags))
+            } catch {
+                let failure = "cannot open: \(SystemCallError("open", errno: error))"
                 if failure != lastOpenFailure {
                     sink.report(.sourceError(id: id, detail: failure))
                     lastOpenFailure = failure
@@ -50,8 +52,8 @@ struct Y4MSource: FrameSource {
                 continue
             }
             lastOpenFailure = nil
-            play(descriptor: descriptor, into: sink)
-            close(descriptor)
+            play(descriptor: file.rawValue, into: sink)
+            _ = consume file
             if kind == .regularFile { return }
             Self.sleep(Self.reopenDelay, unless: sink)
         }

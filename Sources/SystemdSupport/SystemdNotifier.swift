@@ -37,14 +37,14 @@ public struct SystemdNotifier: Sendable {
         case .success(let resolved): destination = resolved
         case .failure(let error): return .failure(error)
         }
-        let descriptor: Int32
+        let socket: OwnedDescriptor
         do {
-            descriptor = try UnixSocket.make(.datagram)
+            socket = OwnedDescriptor(try UnixSocket.make(.datagram))
         } catch {
             return .failure(SystemCallError("socket", errno: error))
         }
-        defer { close(descriptor) }
         let bytes = Array(state.utf8)
+        let descriptor = socket.rawValue
         do throws(Errno) {
             try bytes.withUnsafeBufferPointer { buffer throws(Errno) in
                 try UnixSocket.send(descriptor, UnsafeRawBufferPointer(buffer), to: destination)

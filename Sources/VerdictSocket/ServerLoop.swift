@@ -186,14 +186,14 @@ final class ServerLoop {
                 try FileDescriptor.setNonBlocking(descriptor)
                 try FileDescriptor.setCloseOnExec(descriptor)
             } catch {
-                close(descriptor)
+                FileDescriptor.close(descriptor)
                 continue
             }
             let client = ClientConnection(id: ClientID(rawValue: nextClientNumber), descriptor: descriptor)
             nextClientNumber += 1
             guard clients.count < configuration.maxClients else {
                 sendError(.notAvailable, "too many clients", id: .null, to: client)
-                close(descriptor)
+                FileDescriptor.close(descriptor)
                 continue
             }
             clients[descriptor] = client
@@ -205,7 +205,7 @@ final class ServerLoop {
     private func disconnect(_ client: ClientConnection) {
         guard !client.isClosed else { return }
         client.isClosed = true
-        close(client.descriptor)
+        FileDescriptor.close(client.descriptor)
         clients[client.descriptor] = nil
         pollSetChanged = true
         wake.clientCount.store(clients.count, ordering: .relaxed)

@@ -125,7 +125,7 @@ public final class VerdictServer: EventPublisher, Service {
             running.finished.wait()
             listening = running.listening
         }
-        close(listening.descriptor)
+        FileDescriptor.close(listening.descriptor)
         if configuration.inheritedDescriptor == nil {
             unlink(configuration.path)
         }

@@ -8,12 +8,7 @@ import TestSupport
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct QRTests {
     func writeStream(_ payloads: [String], to path: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [repositoryRoot().appendingPathComponent("demo/qr-stream.py").path, path] + payloads
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw HarnessError("qr-stream.py failed") }
+        try runTool("/usr/bin/python3", [repositoryRoot().appendingPathComponent("demo/qr-stream.py").path, path] + payloads)
     }
 
     @Test func aStreamsCodesGetTheirVerdictsAndItsEndIsReported() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The fixtures, generated once per test run by tools/qrfixtures into a temporary directory.
 enum Fixtures {
@@ -113,16 +114,7 @@ enum Fixtures {
 
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        do {
-            try process.run()
-        } catch {
-            return -1
-        }
-        process.waitUntilExit()
-        return process.terminationStatus
+        (try? runCommand(executable, arguments).status) ?? -1
     }
 
     /// Starts a paced writer into `path` (a FIFO): it blocks until the scanner opens the FIFO.

@@ -82,13 +82,7 @@ public final class StationRig: @unchecked Sendable {
     /// Shows the camera a code that cannot be read (binary, not UTF-8): the daemon publishes a `read_error`.
     public func showUnreadableCode() throws {
         let fixtures = directory + "/fixtures"
-        let generator = Process()
-        generator.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        generator.arguments = [repositoryRoot().appendingPathComponent("tools/qrfixtures/qrfixtures.py").path, fixtures, "streams"]
-        generator.standardOutput = FileHandle.nullDevice
-        try generator.run()
-        generator.waitUntilExit()
-        guard generator.terminationStatus == 0 else { throw BrowserError("qrfixtures.py failed") }
+        try runTool("/usr/bin/python3", [repositoryRoot().appendingPathComponent("tools/qrfixtures/qrfixtures.py").path, fixtures, "streams"])
         try FileManager.default.moveItem(atPath: fixtures + "/streams/binary.y4m", toPath: cameraPath)
     }
 }
