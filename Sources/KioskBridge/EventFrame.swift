@@ -12,6 +12,12 @@ public enum EventFrame {
         Array("event: station\ndata: {\"state\":\"\(online ? "online" : "offline")\"}\n\n".utf8)
     }
 
+    /// How long the event that follows has left on the screen, for a page that opens while it is shown.
+    public static func hold(remaining: Duration) -> [UInt8] {
+        let milliseconds = max(0, remaining.components.seconds * 1_000 + remaining.components.attoseconds / 1_000_000_000_000_000)
+        return Array("event: hold\ndata: {\"remaining_ms\":\(milliseconds)}\n\n".utf8)
+    }
+
     /// The first bytes of a stream: how soon a browser comes back after losing the bridge.
     public static let opening = Array("retry: 1000\n\n".utf8)
 

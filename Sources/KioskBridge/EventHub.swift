@@ -20,6 +20,8 @@ public final class EventHub: Sendable {
         var nextID = 1
         var newestSeq: UInt64 = 0
         var online = false
+        /// The event a page shows now and until when: what a page that opens gets first.
+        var showing: (frame: [UInt8], until: ContinuousClock.Instant)?
     }
 
     /// A resuming stream that waits for more than this many live events, or more bytes than a stream may have
@@ -33,22 +35,32 @@ public final class EventHub: Sendable {
     /// The newest seq passed on: where the daemon's events resume after a reconnect.
     public var newestSeq: UInt64 { state.withLock { $0.newestSeq } }
 
-    /// A new stream, live from now on, or held back for a replay when `resumeAfter` is given.
-    public func open(resumeAfter: UInt64?) -> EventStream {
+    /// A new stream, live from now on, or held back for a replay when `resumeAfter` is given. A new page (no
+    /// `resumeAfter`) first gets what a page open since shows now, with the time it has left on the screen.
+    public func open(resumeAfter: UInt64?, at now: ContinuousClock.Instant = .now) -> EventStream {
         state.withLock { state in
             defer { state.nextID += 1 }
             let stream = EventStream(id: state.nextID, resumeAfter: resumeAfter)
-            stream.send(EventFrame.opening + EventFrame.station(online: state.online))
+            var first = EventFrame.opening + EventFrame.station(online: state.online)
+            if resumeAfter == nil, state.online, let showing = state.showing, showing.until > now {
+                first += EventFrame.hold(remaining: showing.until - now) + showing.frame
+            }
+            stream.send(first)
             state.subscribers[stream.id] = Subscriber(stream: stream, lastSentSeq: resumeAfter ?? state.newestSeq,
                                                       liveAfter: state.newestSeq, held: resumeAfter == nil ? nil : [])
             return stream
         }
     }
 
-    /// A journaled event from the daemon, in seq order.
-    public func publish(seq: UInt64, frame: [UInt8]) {
+    /// A journaled event from the daemon, in seq order, and what it does to the page's screen.
+    public func publish(seq: UInt64, frame: [UInt8], screen: ScreenChange = .unchanged, at now: ContinuousClock.Instant = .now) {
         state.withLock { state in
             state.newestSeq = max(state.newestSeq, seq)
+            switch screen {
+            case .unchanged: break
+            case .shows(let duration): state.showing = (frame, now + duration)
+            case .clears: state.showing = nil
+            }
             for (id, var subscriber) in state.subscribers {
                 if subscriber.stream.isFinished {
                     state.subscribers[id] = nil

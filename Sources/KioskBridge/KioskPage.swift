@@ -24,7 +24,7 @@ public enum KioskPage {
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>{{TITLE}}</title>
     <style>
-    :root { --good: #0a5c2a; --alert: #b0001e; --neutral: #1d3557; --idle: #111418; --offline: #3a3a3a; }
+    :root { --good: #0a5c2a; --alert: #b0001e; --neutral: #1d3557; --unavailable: #6b4400; --idle: #111418; --offline: #3a3a3a; }
     * { box-sizing: border-box; }
     html, body { margin: 0; height: 100%; overflow: hidden; }
     body { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; color: #fff; background: var(--idle);
@@ -32,6 +32,7 @@ public enum KioskPage {
     body[data-tone="good"] { background: var(--good); }
     body[data-tone="alert"] { background: var(--alert); }
     body[data-tone="neutral"] { background: var(--neutral); }
+    body[data-tone="unavailable"] { background: var(--unavailable); }
     body[data-tone="offline"] { background: var(--offline); }
     main { width: 94vw; max-height: 100vh; text-align: center; }
     #verdict > * { margin: 0 auto 2.2vh; }
@@ -81,9 +82,11 @@ public enum KioskPage {
           theft: "Signalé volé", scanArea: "Scanné près de ", readErrorHint: "Réessayez"
         }
       };
-      const ICONS = { idle: "\u25EF", good: "\u2713", alert: "!", neutral: "i", offline: "\u2715" };
+      const ICONS = { idle: "\u25EF", good: "\u2713", alert: "!", neutral: "i", unavailable: "\u21BB", offline: "\u2715" };
       const GOOD = new Set(["authentic", "identified"]);
       const ALERT = new Set(["replay", "invalid_signature"]);
+      // The station cannot check now: never to be mistaken for "not our code".
+      const UNAVAILABLE = new Set(["failure", "too_many_calls"]);
       const root = document.documentElement;
       const words = WORDS[root.lang === "fr" ? "fr" : "en"];
       const holdMs = Math.min(Math.max(Number(root.dataset.hold) || 8, 1), 3600) * 1000;
@@ -91,6 +94,8 @@ public enum KioskPage {
       const verdict = byId("verdict");
       let idleTimer = 0;
       let offline = false;
+      // The time left on the screen for the next event shown, when a page opened during it; else null.
+      let heldFor = null;
 
       // Text from outside: a string, cut to a length, without control or bidirectional-override characters.
       function clean(value, max) {
@@ -145,6 +150,18 @@ public enum KioskPage {
         }
       }
 
+      // A page opened while the station shows an event is told how long it has left on the screen.
+      function onHold(event) {
+        const v = parse(event);
+        if (v && Number.isInteger(v.remaining_ms) && v.remaining_ms > 0) heldFor = Math.min(v.remaining_ms, holdMs);
+      }
+
+      function holdFor(most) {
+        const remaining = heldFor === null ? most : Math.min(heldFor, most);
+        heldFor = null;
+        return remaining;
+      }
+
       function onVerdict(event) {
         const v = parse(event);
         if (!v) return;
@@ -153,7 +170,7 @@ public enum KioskPage {
         const seal = v.seal && typeof v.seal === "object" ? v.seal : null;
         const status = seal && (seal.status === "intact" || seal.status === "opened") ? seal.status : "";
         const degraded = status === "opened" && seal.policy === "degrade";
-        const tone = ALERT.has(outcome) || theft ? "alert" : GOOD.has(outcome) && !degraded ? "good" : "neutral";
+        const tone = ALERT.has(outcome) || theft ? "alert" : GOOD.has(outcome) && !degraded ? "good" : UNAVAILABLE.has(outcome) ? "unavailable" : "neutral";
         const product = [clean(v.product_name, 120), clean(v.brand, 80)].filter((text) => text !== "").join(" \u2014 ");
         let area = "";
         if (outcome === "never_registered" && v.scan_area && typeof v.scan_area === "object") {
@@ -164,7 +181,7 @@ public enum KioskPage {
           seq: clean(event.lastEventId, 20), product: product, theft: theft, area: area,
           seal: status === "" ? "none" : degraded ? "opened-degraded" : status,
           sealText: status === "intact" ? words.sealIntact : degraded ? words.sealOpenedDegraded : status === "opened" ? words.sealOpened : "",
-          holdMs: holdMs
+          holdMs: holdFor(holdMs)
         });
       }
 
@@ -172,7 +189,7 @@ public enum KioskPage {
         const v = parse(event);
         if (!v) return;
         show("neutral", "read_error", clean(v.message, 300), {
-          seq: clean(event.lastEventId, 20), hint: words.readErrorHint, holdMs: Math.min(holdMs, 4000)
+          seq: clean(event.lastEventId, 20), hint: words.readErrorHint, holdMs: holdFor(Math.min(holdMs, 4000))
         });
       }
 
@@ -195,6 +212,7 @@ public enum KioskPage {
         source.addEventListener("read_error", onReadError);
         source.addEventListener("scan", showIdle);
         source.addEventListener("station", onStation);
+        source.addEventListener("hold", onHold);
         source.onerror = function () {
           offline = true;
           document.body.dataset.station = "offline";

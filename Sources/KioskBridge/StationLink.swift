@@ -10,11 +10,14 @@ public struct StationLink: Service {
     let hub: EventHub
     let station: StationState
     let log: Logger
+    /// How long the page shows a verdict (`--hold`).
+    let hold: Duration
     static let askStatus = ClientCommand(id: "kiosk-status", action: .status)
     static let statusInterval = Duration.seconds(5)
 
-    public init(socketPath: String, hub: EventHub, station: StationState, log: Logger) {
+    public init(socketPath: String, hub: EventHub, station: StationState, log: Logger, hold: Duration) {
         self.socketPath = socketPath
+        self.hold = hold
         self.hub = hub
         self.station = station
         self.log = log
@@ -79,7 +82,8 @@ public struct StationLink: Service {
                 guard let seq = event.seq else { continue }
                 // The streams first: once /metrics or /state shows an event, a page that opens its stream then
                 // gets nothing older (a test that waited for the metrics saw the event as live).
-                hub.publish(seq: seq, frame: EventFrame.journaled(seq: seq, type: event.type.name, line: event.line))
+                hub.publish(seq: seq, frame: EventFrame.journaled(seq: seq, type: event.type.name, line: event.line),
+                            screen: ScreenChange.of(event.type, hold: hold))
                 station.record(event: event.json)
                 if event.type != .event(.scan) { try? feed.send(Self.askStatus) }
             case .answer(let answer):

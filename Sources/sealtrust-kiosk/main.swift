@@ -53,7 +53,7 @@ log.info("serving the kiosk page on http://\(options.listen.with(port: listening
 
 // SIGTERM and SIGINT stop the services and end the process with 0: nothing is kept on disk, and browsers reconnect.
 let services: [any Service] = [
-    StationLink(socketPath: options.socketPath, hub: hub, station: station, log: log), resumer, Housekeeping(hub: hub, server: server),
+    StationLink(socketPath: options.socketPath, hub: hub, station: station, log: log, hold: .seconds(options.holdSeconds)), resumer, Housekeeping(hub: hub, server: server),
 ]
 let group = ServiceGroup(
     services: services, stopDeadline: .seconds(2), notifier: SystemdNotifier.fromEnvironment(),

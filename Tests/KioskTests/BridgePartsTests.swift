@@ -67,6 +67,38 @@ struct BridgePartsTests {
         #expect(String(decoding: buffer[..<count], as: UTF8.self).hasSuffix("45"), "the events after the request, none skipped")
     }
 
+    /// What a stream's first read brings.
+    static func opening(of stream: EventStream) -> String {
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        let count = buffer.withUnsafeMutableBytes { stream.read(into: $0) }
+        return String(decoding: buffer[..<count], as: UTF8.self)
+    }
+
+    /// A page opened while the station shows a verdict shows it for the time it has left; opened after that time,
+    /// after a scan, or while the daemon is unreachable, it shows nothing older.
+    @Test func aNewPageGetsWhatTheStationShowsNowWithTheTimeItHasLeft() {
+        let hub = EventHub()
+        hub.setOnline(true)
+        let start = ContinuousClock.now
+        let verdict = EventFrame.journaled(seq: 7, type: "verdict", line: #"{"type":"verdict","seq":7}"#)
+        hub.publish(seq: 7, frame: verdict, screen: ScreenChange.of(.event(.verdict), hold: .seconds(8)), at: start)
+        let during = Self.opening(of: hub.open(resumeAfter: nil, at: start + .seconds(3)))
+        #expect(during.hasSuffix("event: hold\ndata: {\"remaining_ms\":5000}\n\n" + String(decoding: verdict, as: UTF8.self)), "\(during)")
+        #expect(!Self.opening(of: hub.open(resumeAfter: nil, at: start + .seconds(8))).contains("verdict"), "its hold is over")
+        #expect(!Self.opening(of: hub.open(resumeAfter: 3, at: start + .seconds(3))).contains("event: hold"), "a resuming page replays instead")
+        hub.setOnline(false)
+        #expect(!Self.opening(of: hub.open(resumeAfter: nil, at: start + .seconds(3))).contains("verdict"), "offline is what it shows")
+        hub.setOnline(true)
+        hub.publish(seq: 8, frame: Array("scan".utf8), screen: ScreenChange.of(.event(.scan), hold: .seconds(8)), at: start + .seconds(4))
+        #expect(!Self.opening(of: hub.open(resumeAfter: nil, at: start + .seconds(5))).contains("verdict"), "a scan clears the screen")
+        let readError = EventFrame.journaled(seq: 9, type: "read_error", line: #"{"type":"read_error","seq":9}"#)
+        hub.publish(seq: 9, frame: readError, screen: ScreenChange.of(.event(.readError), hold: .seconds(30)), at: start + .seconds(5))
+        #expect(Self.opening(of: hub.open(resumeAfter: nil, at: start + .seconds(6))).contains("{\"remaining_ms\":3000}"),
+                "a read error stays 4 s at most")
+        hub.publish(seq: 10, frame: Array("source".utf8), screen: ScreenChange.of(.event(.source), hold: .seconds(8)), at: start + .seconds(6))
+        #expect(Self.opening(of: hub.open(resumeAfter: nil, at: start + .seconds(7))).contains("read_error"), "a source event changes no screen")
+    }
+
     @Test func thePageCarriesNothingFromElsewhere() {
         let page = KioskPage.document(language: .fr, holdSeconds: 5)
         #expect(page.contains("<html lang=\"fr\" data-hold=\"5\">"))

@@ -54,7 +54,7 @@ struct KioskPageTests {
              { try mintChipURL("never-registered", counter: 20) }),
             (Expected(name: "identified", outcome: "identified", tone: "good", product: true), { "https://sealtrust.io/p/SN-00042" }),
             (Expected(name: "not-sealtrust", outcome: "not_sealtrust", tone: "neutral"), { "https://id.gs1.org/01/09506000134352" }),
-            (Expected(name: "failure", outcome: "failure", tone: "neutral"), {
+            (Expected(name: "failure", outcome: "failure", tone: "unavailable"), {
                 try await rig.api.fault(path: "/scans/verify", status: 503, count: 1)
                 return try mintChipURL("spare-b", counter: 20)
             }),
@@ -117,6 +117,24 @@ struct KioskPageTests {
         let held = ContinuousClock.now - shown
         #expect(held >= .milliseconds(1_700) && held <= .milliseconds(3_500), "held for \(held), asked 2 s")
         #expect(idle.message == "Tap a tag or show a code" && idle.product == "")
+    }
+
+    @Test func aPageOpenedAfterTheVerdictShowsItAndOneOpenedWhileTheDaemonIsAwayShowsOffline() async throws {
+        let rig = try StationRig(hold: 30)
+        let station = try await rig.connect()
+        defer { station.close() }
+        let (_, verdict) = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "before-the-page")
+        let browser = try Chromium()
+        let page = try await browser.open(rig.pageURL)
+        let screen = try await page.waitForSeq(try #require(verdict["seq"]?.integerValue))
+        #expect(screen.outcome == "identified" && screen.message == verdict["message"]?.stringValue, "\(screen)")
+        #expect(screen.product.hasPrefix(try #require(verdict["product_name"]?.stringValue)), "\(screen)")
+        try await page.screenshot(to: testOutputDirectory() + "/en-opened-after-the-verdict.png")
+
+        rig.stopDaemon()
+        _ = try await page.waitForOutcome("offline")
+        let offline = try await browser.open(rig.pageURL)
+        #expect(try await offline.waitForOutcome("offline").message == "Station offline", "a page opened while the daemon is away")
     }
 
     @Test func aStoppedDaemonShowsStationOfflineAndTheNextVerdictComesWithoutReload() async throws {
