@@ -7,9 +7,9 @@ public enum EventFrame {
         return Array("id: \(seq)\nevent: \(name)\ndata: \(withoutLineBreaks(line))\n\n".utf8)
     }
 
-    /// Whether the daemon answers, as the page shows it: not journaled, so it carries no id.
-    public static func station(online: Bool) -> [UInt8] {
-        Array("event: station\ndata: {\"state\":\"\(online ? "online" : "offline")\"}\n\n".utf8)
+    /// Whether the daemon answers, as the page shows it, and the page's language: not journaled, so it carries no id.
+    public static func station(online: Bool, language: KioskLanguage) -> [UInt8] {
+        Array("event: station\ndata: {\"state\":\"\(online ? "online" : "offline")\",\"lang\":\"\(language.rawValue)\"}\n\n".utf8)
     }
 
     /// How long the event that follows has left on the screen, for a page that opens while it is shown.

@@ -20,6 +20,8 @@ public final class EventHub: Sendable {
         var nextID = 1
         var newestSeq: UInt64 = 0
         var online = false
+        /// The language of the page's own words: `--lang`, else the daemon's.
+        var language: KioskLanguage
         /// The event a page shows now and until when: what a page that opens gets first.
         var showing: (frame: [UInt8], until: ContinuousClock.Instant)?
     }
@@ -28,9 +30,14 @@ public final class EventHub: Sendable {
     /// waiting, is ended: its browser comes back. Every held list is a tail of the same live events, so all of
     /// them together hold at most that many bytes of frames.
     static let heldLimit = 4_096
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
-    public init() {}
+    public init(language: KioskLanguage = .en) {
+        state = Mutex(State(language: language))
+    }
+
+    /// The language the page is served in now.
+    public var language: KioskLanguage { state.withLock { $0.language } }
 
     /// The newest seq passed on: where the daemon's events resume after a reconnect.
     public var newestSeq: UInt64 { state.withLock { $0.newestSeq } }
@@ -41,7 +48,7 @@ public final class EventHub: Sendable {
         state.withLock { state in
             defer { state.nextID += 1 }
             let stream = EventStream(id: state.nextID, resumeAfter: resumeAfter)
-            var first = EventFrame.opening + EventFrame.station(online: state.online)
+            var first = EventFrame.opening + EventFrame.station(online: state.online, language: state.language)
             if resumeAfter == nil, state.online, let showing = state.showing, showing.until > now {
                 first += EventFrame.hold(remaining: showing.until - now) + showing.frame
             }
@@ -124,12 +131,15 @@ public final class EventHub: Sendable {
         }
     }
 
-    /// Whether the daemon answers; every stream is told when it changes.
-    public func setOnline(_ online: Bool) {
+    /// Whether the daemon answers, and in which language the page speaks (nil: unchanged); every stream is told
+    /// when either changes, and a page in another language loads itself again.
+    public func setOnline(_ online: Bool, language: KioskLanguage? = nil) {
         broadcast { state in
-            guard state.online != online else { return nil }
+            let language = language ?? state.language
+            guard state.online != online || state.language != language else { return nil }
             state.online = online
-            return EventFrame.station(online: online)
+            state.language = language
+            return EventFrame.station(online: online, language: language)
         }
     }
 

@@ -1,4 +1,4 @@
-/// `--lang`: the page's own words. The verdicts' sentences come from the daemon, in its own `--lang`.
+/// The language of the page's own words: `--lang`, else the daemon's. The verdicts' sentences come from the daemon.
 public enum KioskLanguage: String, Sendable, CaseIterable {
     case en, fr
 

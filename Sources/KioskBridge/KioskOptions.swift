@@ -7,7 +7,7 @@ public struct KioskOptions: Sendable, Equatable {
           --socket PATH       the daemon's socket (default /run/sealtrust-scand/scand.sock)
           --listen ADDR:PORT  where the page is served (default 127.0.0.1:8080; [::1]:8080 for IPv6; localhost:8080)
           --allow-host NAME   a name browsers may use for the page, besides the listen address and localhost
-          --lang en|fr        the page's own words (default en)
+          --lang en|fr        the page's own words (default: the daemon's language, en until it answers)
           --hold SECONDS      how long a verdict stays on the page, 1 to 3600 (default 8)
         """
 
@@ -25,7 +25,8 @@ public struct KioskOptions: Sendable, Equatable {
     public var listen = ListenAddress.loopback
     /// `--allow-host`, in the order given.
     public var allowedHostNames: [String] = []
-    public var language = KioskLanguage.en
+    /// nil: the daemon's `lang`.
+    public var language: KioskLanguage?
     public var holdSeconds = 8
 
     public static func parse(_ arguments: [String]) throws(Invalid) -> Parsed {

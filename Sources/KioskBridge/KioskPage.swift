@@ -196,6 +196,8 @@ public enum KioskPage {
       function onStation(event) {
         const v = parse(event);
         if (!v) return;
+        // The bridge follows the daemon's language: a page in another one loads itself again.
+        if ((v.lang === "en" || v.lang === "fr") && v.lang !== root.lang) return location.reload();
         document.body.dataset.station = v.state === "online" ? "online" : "offline";
         if (v.state === "offline") {
           offline = true;

@@ -3,16 +3,19 @@ public struct KioskRoutes: Sendable {
     static let longestRequestLine = 8 * 1024
     static let longestHeaders = 8 * 1024
 
-    let page: [UInt8]
+    /// The page in each language; the hub says which one is served now.
+    let pages: [KioskLanguage: [UInt8]]
     let hosts: AllowedHosts
     let hub: EventHub
     let station: StationState
     /// Starts the replay of a stream that resumes from a `Last-Event-ID`.
     let resume: @Sendable (EventStream) -> Void
 
-    public init(page: String, hosts: AllowedHosts, hub: EventHub, station: StationState,
+    public init(holdSeconds: Int, hosts: AllowedHosts, hub: EventHub, station: StationState,
                 resume: @escaping @Sendable (EventStream) -> Void) {
-        self.page = Array(page.utf8)
+        pages = Dictionary(uniqueKeysWithValues: KioskLanguage.allCases.map {
+            ($0, Array(KioskPage.document(language: $0, holdSeconds: holdSeconds).utf8))
+        })
         self.hosts = hosts
         self.hub = hub
         self.station = station
@@ -28,7 +31,7 @@ public struct KioskRoutes: Sendable {
         guard !request.hasBody else { return Self.plain(400, "a GET takes no body\n") }
         switch request.path {
         case "/":
-            return .document(status: 200, contentType: "text/html; charset=utf-8", body: page)
+            return .document(status: 200, contentType: "text/html; charset=utf-8", body: pages[hub.language] ?? [])
         case "/events":
             let stream = hub.open(resumeAfter: request.lastEventID.flatMap(Self.seq))
             if stream.resumeAfter != nil { resume(stream) }

@@ -12,12 +12,15 @@ public struct StationLink: Service {
     let log: Logger
     /// How long the page shows a verdict (`--hold`).
     let hold: Duration
+    /// `--lang`; nil: the page follows the daemon's `lang` from `hello`.
+    let fixedLanguage: KioskLanguage?
     static let askStatus = ClientCommand(id: "kiosk-status", action: .status)
     static let statusInterval = Duration.seconds(5)
 
-    public init(socketPath: String, hub: EventHub, station: StationState, log: Logger, hold: Duration) {
+    public init(socketPath: String, hub: EventHub, station: StationState, log: Logger, hold: Duration, fixedLanguage: KioskLanguage?) {
         self.socketPath = socketPath
         self.hold = hold
+        self.fixedLanguage = fixedLanguage
         self.hub = hub
         self.station = station
         self.log = log
@@ -76,7 +79,7 @@ public struct StationLink: Service {
                 log.info("connected to the daemon of station \(printable(hello.station)) at \(printable(socketPath))")
                 station.greeted(sources: hello.message.json["sources"])
                 station.setReachable(true)
-                hub.setOnline(true)
+                hub.setOnline(true, language: fixedLanguage ?? hello.message.json["lang"]?.stringValue.flatMap(KioskLanguage.init(rawValue:)))
                 try? feed.send(Self.askStatus)
             case .event(let event):
                 guard let seq = event.seq else { continue }

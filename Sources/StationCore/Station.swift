@@ -280,7 +280,7 @@ struct Station: Sendable {
     func helloFields(lastSeq: UInt64) -> [(String, JSON)] {
         [
             ("version", .string(ProductVersion.current)), ("station", .string(settings.options.station)),
-            ("sources", sources.json), ("last_seq", .int(Int64(lastSeq))),
+            ("sources", sources.json), ("last_seq", .int(Int64(lastSeq))), ("lang", .string(settings.options.language.rawValue)),
         ]
     }
 

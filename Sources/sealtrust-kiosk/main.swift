@@ -31,10 +31,10 @@ do {
     exit(2)
 }
 
-let hub = EventHub()
+let hub = EventHub(language: options.language ?? .en)
 let station = StationState(version: ProductVersion.current)
 let resumer = StreamResumer(socketPath: options.socketPath, hub: hub, log: log)
-let routes = KioskRoutes(page: KioskPage.document(language: options.language, holdSeconds: options.holdSeconds),
+let routes = KioskRoutes(holdSeconds: options.holdSeconds,
                          hosts: options.allowedHosts, hub: hub, station: station, resume: { resumer.resume($0) })
 let server: HTTPServer
 let listening: ListeningSocket
@@ -53,7 +53,8 @@ log.info("serving the kiosk page on http://\(options.listen.with(port: listening
 
 // SIGTERM and SIGINT stop the services and end the process with 0: nothing is kept on disk, and browsers reconnect.
 let services: [any Service] = [
-    StationLink(socketPath: options.socketPath, hub: hub, station: station, log: log, hold: .seconds(options.holdSeconds)), resumer, Housekeeping(hub: hub, server: server),
+    StationLink(socketPath: options.socketPath, hub: hub, station: station, log: log, hold: .seconds(options.holdSeconds),
+                fixedLanguage: options.language), resumer, Housekeeping(hub: hub, server: server),
 ]
 let group = ServiceGroup(
     services: services, stopDeadline: .seconds(2), notifier: SystemdNotifier.fromEnvironment(),

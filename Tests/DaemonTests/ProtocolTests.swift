@@ -33,6 +33,18 @@ struct ProtocolTests {
         #expect(verdict.verdict["outcome"]?.string == "not_sealtrust", "the daemon keeps serving")
     }
 
+    /// A screen speaks the language of the daemon's sentences: `hello` says it.
+    @Test(arguments: ["en", "fr"])
+    func helloSaysTheLanguageOfTheSentences(language: String) throws {
+        let daemon = try ScanDaemon(api: nil, extra: ["--lang", language]).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let (client, hello) = try daemon.connect()
+        #expect(hello["lang"]?.string == language)
+        let verdict = try client.verify("plain text", id: "lang")
+        let expected = language == "fr" ? "Ce code n'est pas un code SealTrust." : "This code is not a SealTrust code."
+        #expect(verdict.verdict["message"]?.string == expected, "\(verdict.verdict.encoded())")
+    }
+
     /// `echo '{"cmd":"verify",...}' | socat - UNIX-CONNECT:...`: the chip URL is spent, so its verdict must not be lost.
     @Test func aClientThatShutsDownItsWritingSideStillGetsEveryAnswerThenTheConnectionCloses() async throws {
         let api = try SandboxAPI.start()

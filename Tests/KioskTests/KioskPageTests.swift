@@ -137,6 +137,25 @@ struct KioskPageTests {
         #expect(try await offline.waitForOutcome("offline").message == "Station offline", "a page opened while the daemon is away")
     }
 
+    @Test func withoutLangThePageSpeaksTheDaemonsLanguage() async throws {
+        let rig = try StationRig(language: "fr", kioskFollowsDaemon: true, hold: 30)
+        // The bridge learns the daemon's language from its hello: served once it reaches the daemon.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try httpGet(port: rig.kiosk.port, path: "/healthz").status != 200 {
+            guard ContinuousClock.now < deadline else { throw HarnessError("the bridge never reached the daemon") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let browser = try Chromium()
+        let page = try await browser.open(rig.pageURL)
+        let idle = try await page.waitForOutcome("idle")
+        #expect(idle.message == Self.words["fr"]!["idle"], "\(idle)")
+        let station = try await rig.connect()
+        defer { station.close() }
+        let (_, verdict) = try await verify(try mintChipURL("authentic", counter: 40), on: station, id: "fr")
+        let screen = try await page.waitForSeq(try #require(verdict["seq"]?.integerValue))
+        #expect(screen.message == verdict["message"]?.stringValue && screen.sealText == Self.words["fr"]!["sealIntact"], "\(screen)")
+    }
+
     @Test func aStoppedDaemonShowsStationOfflineAndTheNextVerdictComesWithoutReload() async throws {
         let rig = try StationRig(hold: 30)
         let browser = try Chromium()

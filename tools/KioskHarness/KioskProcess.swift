@@ -9,11 +9,11 @@ public final class KioskProcess: Sendable {
     public let base: String
     public let port: Int
 
-    /// `launcher`: a program that runs the bridge in its turn (a test runs it under PR_SET_MDWE this way);
-    /// `arguments`: more options for the bridge.
-    public init(socketPath: String, language: String = "en", hold: Int = 8, launcher: [String] = [], arguments: [String] = []) throws {
+    /// `language`: `--lang`, nil to follow the daemon's; `launcher`: a program that runs the bridge in its turn (a
+    /// test runs it under PR_SET_MDWE this way); `arguments`: more options for the bridge.
+    public init(socketPath: String, language: String? = "en", hold: Int = 8, launcher: [String] = [], arguments: [String] = []) throws {
         let command = launcher + [builtProduct("sealtrust-kiosk"), "--socket", socketPath, "--listen", "127.0.0.1:0",
-                                  "--lang", language, "--hold", String(hold)] + arguments
+                                  "--hold", String(hold)] + (language.map { ["--lang", $0] } ?? []) + arguments
         process = try ChildProcess(command[0], Array(command.dropFirst()))
         let line = try process.waitForLineBlocking(timeout: .seconds(15)) { $0.hasPrefix("LISTENING ") }
         var url = String(line.dropFirst("LISTENING ".count))

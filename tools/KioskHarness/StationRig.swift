@@ -18,9 +18,10 @@ public final class StationRig: @unchecked Sendable {
     public private(set) var daemon: ScanDaemon
     public let kiosk: KioskProcess
 
-    /// `journalEvents`: verdicts already in the journal when the daemon starts (seq 1 to that); `kioskArguments`: more
-    /// options for the bridge.
-    public init(language: String = "en", hold: Int = 8, journalEvents: Int = 0, kioskArguments: [String] = []) throws {
+    /// `language`: the daemon's, and the bridge's `--lang` unless `kioskFollowsDaemon`; `journalEvents`: verdicts
+    /// already in the journal when the daemon starts (seq 1 to that); `kioskArguments`: more options for the bridge.
+    public init(language: String = "en", kioskFollowsDaemon: Bool = false, hold: Int = 8, journalEvents: Int = 0,
+                kioskArguments: [String] = []) throws {
         api = try SandboxAPI.start()
         directory = try makeScratchDirectory("kiosk-test")
         if journalEvents > 0 { try Self.writeJournal(directory + "/journal", events: journalEvents) }
@@ -28,7 +29,7 @@ public final class StationRig: @unchecked Sendable {
         cameraPath = directory + "/camera.y4m"
         self.language = language
         daemon = try Self.startDaemon(api: api, directory: directory, camera: cameraPath, language: language)
-        kiosk = try KioskProcess(socketPath: socketPath, language: language, hold: hold, arguments: kioskArguments)
+        kiosk = try KioskProcess(socketPath: socketPath, language: kioskFollowsDaemon ? nil : language, hold: hold, arguments: kioskArguments)
     }
 
     /// One journal segment as the daemon writes it, written whole: appending 40,000 events one by one, each with
