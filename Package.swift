@@ -125,7 +125,7 @@ let package = Package(
         // `make bench-feedback`: from a verdict to the reader's LED and buzzer command at the virtual tag (mk/nfc.mk).
         .executableTarget(name: "feedback-bench", dependencies: ["NFCReader", "CPCSCLite", "Harness"], path: "bench/feedback"),
         // `make bench-mqtt`: sealtrust-mqtt's latency and drain rate beside mosquitto_pub (mk/mqtt.mk).
-        .executableTarget(name: "mqtt-bench", path: "bench/mqtt"),
+        .executableTarget(name: "mqtt-bench", dependencies: ["Harness"], path: "bench/mqtt"),
         // `make bench-daemon`: the daemon's latency, memory and start time (mk/daemon.mk).
         .executableTarget(
             name: "scand-bench", dependencies: ["CPCSCLite", "JSONCore", "POSIXSupport", "ScanJournal", "SealTrustKit", "Harness"], path: "bench/scand-bench"

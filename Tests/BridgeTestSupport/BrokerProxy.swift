@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 
 /// A broker that loses what it acknowledged, or holds its acknowledgements, on purpose: a loopback proxy in front of
 /// a real mosquitto that passes every packet both ways, except the event PUBLISHes its rules name. Those it answers

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 
 /// A misbehaving MQTT server on a loopback port, for the bad-broker tests: one that
 /// accepts TCP and reads but never answers, or one that answers CONNECT and hangs up a second later.

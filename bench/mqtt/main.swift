@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Harness
 
 /// `make bench-mqtt`: sealtrust-mqtt beside mosquitto_pub on one mosquitto, both read by mosquitto_sub.
 ///
@@ -10,12 +11,6 @@ import Glibc
 struct BenchFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// A product of this package, built beside this benchmark.
-func builtProduct(_ name: String) -> String {
-    let binary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    return URL(fileURLWithPath: binary).deletingLastPathComponent().appendingPathComponent(name).path
 }
 
 func waitFor(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool) throws {
@@ -35,64 +30,26 @@ func percentile(_ values: [Double], _ fraction: Double) -> Double {
     return sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)]
 }
 
-func scratch() throws -> String {
-    var template = Array("/dev/shm/mqtt-bench-XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { throw BenchFailure("mkdtemp failed") }
-    return String(cString: made)
-}
-
-func freePort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 ? getsockname(descriptor, $0, &length) : -1 }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
-func spawn(_ executable: String, _ arguments: [String], log: String) throws -> Process {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    guard FileManager.default.createFile(atPath: log, contents: nil) else { throw BenchFailure("cannot create \(log)") }
-    process.standardError = FileHandle(forWritingAtPath: log)
-    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-    try process.run()
-    return process
-}
-
-func end(_ process: Process) {
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-}
-
 let samples = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 500 : 500
 let backlogScans = 5_000
-let directory = try scratch()
+let directory = try makeScratchDirectory("mqtt-bench", in: memoryBackedFolder)
 defer { try? FileManager.default.removeItem(atPath: directory) }
-let port = try freePort()
+let port = try freeLoopbackPort()
 try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 0\n"
     .write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
-let broker = try spawn("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"], log: directory + "/mosquitto.log")
-defer { end(broker) }
+let broker = try ChildProcess("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"], output: .file(directory + "/mosquitto.log"))
+defer { broker.stop() }
 let socketPath = directory + "/scand.sock"
-let daemon = try spawn(builtProduct("sealtrust-scand"), ["--socket", socketPath, "--journal", directory + "/journal", "--nfc", "none",
-                                                          "--camera", "none", "--station", "bench", "--log-level", "warning"],
-                       log: directory + "/scand.log")
-defer { end(daemon) }
-try waitFor("the daemon listens") { (try? SocketClient(path: socketPath)) != nil }
+let daemon = try ScanDaemon(api: nil, station: "bench", logLevel: "warning", directory: directory).waitUntilListening(timeout: .seconds(60))
+defer { daemon.kill() }
 let brokerArguments = ["-h", "127.0.0.1", "-p", String(port)]
 let subscriber = try LineTap("/usr/bin/mosquitto_sub", brokerArguments + ["-q", "1", "-t", "sealtrust/+/event/verdict", "-t", "sealtrust/+/event/scan", "-t", "reference/#"])
 defer { subscriber.stop() }
 let stateDirectory = directory + "/state"
 try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
-func startBridge() throws -> Process {
-    try spawn(builtProduct("sealtrust-mqtt"), ["--socket", socketPath, "--url", "mqtt://127.0.0.1:\(port)", "--state-dir", stateDirectory],
-              log: directory + "/bridge.log")
+func startBridge() throws -> ChildProcess {
+    try ChildProcess(builtProduct("sealtrust-mqtt"), ["--socket", socketPath, "--url", "mqtt://127.0.0.1:\(port)", "--state-dir", stateDirectory],
+                     output: .file(directory + "/bridge.log"))
 }
 
 // The reference round trip: mosquitto_pub -l → broker → mosquitto_sub.
@@ -115,7 +72,7 @@ for index in 0..<samples {
 
 // The bridge: verdict on the socket → sealtrust-mqtt → broker → mosquitto_sub.
 var bridge = try startBridge()
-let client = try SocketClient(path: socketPath)
+let client = try LineClient(path: socketPath)
 try client.send(#"{"cmd":"verify","id":"bridge-warm-up","raw":"FOREIGN-warm-up"}"#)
 try waitFor("the bridge publishes") { subscriber.arrival(of: "bridge-warm-up", since: 0) != nil }
 var bridged: [Double] = []
@@ -125,7 +82,7 @@ for index in 0..<samples {
     try client.send(#"{"cmd":"verify","id":"\#(marker)","raw":"FOREIGN-\#(index)"}"#)
     var verdictAt: ContinuousClock.Instant?
     while verdictAt == nil {
-        let line = try client.readLine()
+        guard let line = try client.readLine(timeout: .seconds(60)) else { throw BenchFailure("no verdict for \(marker)") }
         if line.hasPrefix(#"{"type":"verdict""#) && line.contains(marker) { verdictAt = ContinuousClock.now }
     }
     let verdict = { subscriber.arrival(of: "\"request_id\":\"\(marker)\"", since: first, alsoContaining: #"{"type":"verdict""#) }
@@ -136,16 +93,15 @@ for index in 0..<samples {
 }
 
 // Drain: the bridge stopped, a backlog of 10,000 events, the bridge started again.
-kill(bridge.processIdentifier, SIGTERM)
-bridge.waitUntilExit()
-let backlog = try SocketClient(path: socketPath)
+bridge.stop()
+let backlog = try LineClient(path: socketPath)
 try backlog.send(#"{"cmd":"watch","events":[]}"#)
 var lines: [String] = []
 for index in 0..<backlogScans {
     try backlog.send(#"{"cmd":"verify","id":"backlog-\#(index)","raw":"FOREIGN-backlog-\#(index)"}"#)
 }
 while lines.count < 2 * backlogScans {
-    let line = try backlog.readLine()
+    guard let line = try backlog.readLine(timeout: .seconds(60)) else { throw BenchFailure("the backlog's events stopped coming") }
     if line.hasPrefix(#"{"type":"scan""#) || line.hasPrefix(#"{"type":"verdict""#) { lines.append(line) }
 }
 let lastMarker = "backlog-\(backlogScans - 1)\""
@@ -156,7 +112,7 @@ try waitFor("the backlog drains", timeout: .seconds(120)) {
     subscriber.count >= beforeDrain + 2 * backlogScans && subscriber.lastLine()?.text.contains(lastMarker) == true
 }
 let bridgeDrain = milliseconds(subscriber.lastLine()!.at - drainStart)
-end(bridge)
+bridge.stop()
 
 let referenceDrainPublisher = try LineTap("/usr/bin/mosquitto_pub", brokerArguments + ["-q", "1", "-t", "reference/drain", "-l"], takesInput: true)
 let beforeReference = subscriber.count

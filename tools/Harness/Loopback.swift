@@ -16,7 +16,7 @@ public func freeLoopbackPort() throws -> Int {
             return getsockname(descriptor, pointer, &length)
         }
     }
-    guard bound == 0 else { throw BridgeHarnessError("cannot bind a loopback port: \(String(cString: strerror(errno)))") }
+    guard bound == 0 else { throw HarnessError("cannot bind a loopback port: \(String(cString: strerror(errno)))") }
     return Int(UInt16(bigEndian: address.sin_port))
 }
 
@@ -28,7 +28,7 @@ public func loopbackPortAccepts(_ port: Int) -> Bool {
 }
 
 /// A TCP connection to the loopback `port`, or nil when nobody accepts it.
-func connectToLoopback(port: Int) -> Int32? {
+public func connectToLoopback(port: Int) -> Int32? {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     var address = loopbackAddress(port: port)
     let connected = withUnsafePointer(to: &address) {
@@ -40,7 +40,7 @@ func connectToLoopback(port: Int) -> Int32? {
 }
 
 /// A listening TCP socket on a free loopback port, for the test brokers.
-func listenOnLoopback() throws -> (descriptor: Int32, port: Int) {
+public func listenOnLoopback() throws -> (descriptor: Int32, port: Int) {
     let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     var address = loopbackAddress(port: 0)
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -52,12 +52,12 @@ func listenOnLoopback() throws -> (descriptor: Int32, port: Int) {
     }
     guard bound == 0 else {
         close(listener)
-        throw BridgeHarnessError("cannot listen on loopback: \(String(cString: strerror(errno)))")
+        throw HarnessError("cannot listen on loopback: \(String(cString: strerror(errno)))")
     }
     return (listener, Int(UInt16(bigEndian: address.sin_port)))
 }
 
-func loopbackAddress(port: Int) -> sockaddr_in {
+public func loopbackAddress(port: Int) -> sockaddr_in {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -69,7 +69,7 @@ func loopbackAddress(port: Int) -> sockaddr_in {
 public func waitUntil(_ failure: @autoclosure () -> String, timeout: Duration, _ condition: () throws -> Bool) throws {
     let deadline = ContinuousClock.now + timeout
     while try !condition() {
-        guard ContinuousClock.now < deadline else { throw BridgeHarnessError("\(failure()) (after \(timeout))") }
+        guard ContinuousClock.now < deadline else { throw HarnessError("\(failure()) (after \(timeout))") }
         usleep(20_000)
     }
 }
