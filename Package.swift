@@ -159,7 +159,7 @@ let package = Package(
         .testTarget(name: "ScanJournalTests", dependencies: ["JSONCore", "ScanJournal", "TestSupport"]),
         .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "JSONCore", "POSIXSupport", "ScanJournal", "TestSupport"]),
         .target(name: "BridgeTestSupport", dependencies: ["TestSupport"], path: "Tests/BridgeTestSupport"),
-        .testTarget(name: "StationClientTests", dependencies: ["StationClient", "StationWire", "POSIXSupport", "BridgeTestSupport", "sealtrust-scand"]),
+        .testTarget(name: "StationClientTests", dependencies: ["StationClient", "StationWire", "POSIXSupport", "BridgeTestSupport", "TestSupport", "sealtrust-scand"]),
         .testTarget(
             name: "MQTTBridgeTests",
             dependencies: [

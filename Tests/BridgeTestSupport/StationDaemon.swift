@@ -2,11 +2,6 @@ import Foundation
 import Glibc
 import TestSupport
 
-public struct BridgeHarnessError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}
-
 /// The built `sealtrust-scand` with no reader, no camera and no API: `verify` of a foreign code
 /// makes a `scan` and a `verdict` without any network call, so tests make events as fast as it journals.
 public final class StationDaemon: Sendable {
@@ -60,7 +55,7 @@ public final class StationDaemon: Sendable {
         while verdicts < count {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero, let line = try client.readLine(timeout: remaining) else {
-                throw BridgeHarnessError("only \(verdicts) of \(count) verdicts within \(timeout)")
+                throw HarnessError("only \(verdicts) of \(count) verdicts within \(timeout)")
             }
             if line.hasPrefix(#"{"type":"verdict""#) { verdicts += 1 }
         }
@@ -72,7 +67,7 @@ public final class StationDaemon: Sendable {
         guard let hello = try client.readLine(timeout: .seconds(5)),
               let range = hello.range(of: #""last_seq":"#),
               let value = UInt64(hello[range.upperBound...].prefix { $0.isNumber })
-        else { throw BridgeHarnessError("no hello with last_seq") }
+        else { throw HarnessError("no hello with last_seq") }
         return value
     }
 }

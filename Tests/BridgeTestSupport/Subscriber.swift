@@ -25,7 +25,7 @@ public final class Subscriber {
     public init(broker: MosquittoBroker, topic: String = "sealtrust/#", clientID: String = "test-subscriber-\(UUID().uuidString.prefix(8))") throws {
         outputPath = broker.directory + "/\(clientID).out"
         guard FileManager.default.createFile(atPath: outputPath, contents: nil) else {
-            throw BridgeHarnessError("cannot create \(outputPath)")
+            throw HarnessError("cannot create \(outputPath)")
         }
         output = try FileHandle(forReadingFrom: URL(fileURLWithPath: outputPath))
         process = try ChildProcess("/usr/bin/mosquitto_sub",

@@ -5,6 +5,7 @@ import StationClient
 import StationWire
 import Synchronization
 import Testing
+import TestSupport
 
 /// What a feed yielded so far, read by the test while the feed's task runs.
 final class FeedRecord: Sendable {
@@ -31,7 +32,7 @@ final class FeedRecord: Sendable {
         let deadline = ContinuousClock.now + timeout
         while seqs.count < count {
             guard ContinuousClock.now < deadline else {
-                throw BridgeHarnessError("only \(seqs.count) of \(count) events within \(timeout)")
+                throw HarnessError("only \(seqs.count) of \(count) events within \(timeout)")
             }
             try await Task.sleep(for: .milliseconds(10))
         }
