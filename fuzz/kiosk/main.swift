@@ -43,7 +43,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
 
     let hub = EventHub()
     let hosts = AllowedHosts(listen: ListenAddress("127.0.0.1:8080")!, extra: [])
-    let routes = KioskRoutes(page: "<html></html>", hosts: hosts, hub: hub, station: station, resume: { _ in })
+    let routes = KioskRoutes(holdSeconds: 8, hosts: hosts, hub: hub, station: station, resume: { _ in })
     for path in ["/", "/events", "/metrics", "/healthz", text] {
         let request = HTTPRequest(method: type.isEmpty ? "GET" : type, path: path, host: text, requestLineBytes: size, headerBytes: size, hasBody: size % 3 == 0,
                                   lastEventID: line)

@@ -9,7 +9,7 @@ import Synchronization
 /// Spawned with every signal unblocked and at its default (a child inherits the mask of the thread that spawns it,
 /// and the test runner's threads block SIGTERM: mosquitto would then ignore the SIGTERM that makes it save its
 /// sessions). Its stdin is a pipe only this side holds: when the test process dies, the child reads end of file,
-/// and the tools exit on it. Without `outputPath` its stderr is this process's.
+/// and the tools exit on it. With `.lines` its stderr is this process's.
 public final class ChildProcess: Sendable {
     /// What the child printed so far; shared with the thread that reads its stdout.
     private final class PrintedLines: Sendable {
@@ -78,7 +78,6 @@ public final class ChildProcess: Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-        if let passed { posix_spawn_file_actions_adddup2(&actions, passed, 3) }
         switch output {
         case .lines:
             posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
@@ -91,6 +90,8 @@ public final class ChildProcess: Sendable {
             posix_spawn_file_actions_addopen(&actions, 1, directory + "/stdout", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             posix_spawn_file_actions_addopen(&actions, 2, directory + "/stderr", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         }
+        // Last: a descriptor the actions above read may be number 3.
+        if let passed { posix_spawn_file_actions_adddup2(&actions, passed, 3) }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
