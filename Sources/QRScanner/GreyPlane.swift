@@ -28,8 +28,8 @@ struct GreyPlane {
     /// pixel grid average out, and a blurred code's edges become sharp again at that scale.
     static func halved(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> GreyPlane {
         let halfWidth = width / 2, halfHeight = height / 2
-        var pixels = [UInt8](repeating: 0, count: halfWidth * halfHeight)
-        pixels.withUnsafeMutableBufferPointer { half in
+        // Every byte is written below: no zero fill first.
+        let pixels = [UInt8](unsafeUninitializedCapacity: halfWidth * halfHeight) { half, initialized in
             for y in 0..<halfHeight {
                 let top = luma.baseAddress! + 2 * y * width, bottom = top + width
                 let out = half.baseAddress! + y * halfWidth
@@ -49,6 +49,7 @@ struct GreyPlane {
                     x += 1
                 }
             }
+            initialized = halfWidth * halfHeight
         }
         return GreyPlane(width: halfWidth, height: halfHeight, pixels: pixels)
     }
@@ -117,12 +118,12 @@ struct GreyPlane {
     /// Light for dark: zbar reads only dark modules on a light ground.
     func inverted() -> GreyPlane {
         // A plain loop over the bytes: `map` with a closure costs a sixth of a frame's cheap passes.
-        var out = [UInt8](repeating: 0, count: pixels.count)
-        pixels.withUnsafeBufferPointer { source in
-            out.withUnsafeMutableBufferPointer { target in
+        let out = pixels.withUnsafeBufferPointer { source in
+            [UInt8](unsafeUninitializedCapacity: source.count) { target, initialized in
                 for index in 0..<source.count {
                     target[index] = ~source[index]
                 }
+                initialized = source.count
             }
         }
         return GreyPlane(width: width, height: height, pixels: out)

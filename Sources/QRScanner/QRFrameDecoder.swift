@@ -28,7 +28,9 @@ public final class QRFrameDecoder {
 
     private let scanner = ZBarImageScanner()
     private let zxing = ZXingImageScanner()
-    private var locator = FinderPatternLocator()
+    /// One finder search per scale: each keeps its buffers at its frame size from frame to frame.
+    private var halfLocator = FinderPatternLocator()
+    private var fullLocator = FinderPatternLocator()
     private var changes: FrameChangeDetector?
     private var fullScans: FullScanCadence?
     private var lastPayloads: [[UInt8]] = []
@@ -183,7 +185,7 @@ public final class QRFrameDecoder {
         if let halfMarks { return halfMarks }
         var found: [FinderPatternLocator.Finder] = []
         if let plane = halved(luma, width: width, height: height) {
-            let finders = plane.pixels.withUnsafeBufferPointer { locator.locate($0, width: plane.width, height: plane.height) }
+            let finders = plane.pixels.withUnsafeBufferPointer { halfLocator.locate($0, width: plane.width, height: plane.height) }
             found = finders.filter(FinderTriples.isCredible).map { FinderPatternLocator.Finder(x: 2 * $0.x, y: 2 * $0.y, module: 2 * $0.module, hits: $0.hits) }
         }
         halfMarks = found
@@ -193,7 +195,7 @@ public final class QRFrameDecoder {
     /// The finder patterns at full resolution; found once a frame.
     private func fullFinders(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [FinderPatternLocator.Finder] {
         if let full { return full }
-        let finders = locator.locate(luma, width: width, height: height)
+        let finders = fullLocator.locate(luma, width: width, height: height)
         full = finders
         return finders
     }
@@ -201,7 +203,7 @@ public final class QRFrameDecoder {
     /// Pass 4: finder patterns on the frame at half size with light and dark swapped.
     private func lightOnDarkPass(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
         guard let plane = halved(luma, width: width, height: height)?.inverted() else { return [] }
-        let finders = plane.pixels.withUnsafeBufferPointer { locator.locate($0, width: plane.width, height: plane.height) }
+        let finders = plane.pixels.withUnsafeBufferPointer { halfLocator.locate($0, width: plane.width, height: plane.height) }
         let regions = plane.pixels.withUnsafeBufferPointer { pixels in
             FinderTriples.codeRegions(finders, width: plane.width, height: plane.height) {
                 TimingPattern.isPlausible($0, in: pixels, width: plane.width, height: plane.height)
