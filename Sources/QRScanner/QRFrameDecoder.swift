@@ -12,8 +12,9 @@
 ///    triple that shows a timing pattern: light-on-dark codes, which neither library reads.
 /// On a live stream, the pass that read the last frame goes first (the next frame most likely shows the
 /// same code the same way); passes 2 and 3, the full-resolution scans, run only where three distinct finder
-/// patterns are in view and at a bounded cadence (`FullScanCadence`); passes 4 and 5 run every other frame,
-/// not while a code is likely in view, and try one region: the next frame is another chance.
+/// patterns are in view and at a bounded cadence (`FullScanCadence`), pass 2 on every frame at 500 pixels and
+/// less; passes 4 and 5 run every other frame, not while a code is likely in view, and try one region: the
+/// next frame is another chance.
 /// Not thread-safe: one per decoding thread.
 public final class QRFrameDecoder {
     /// The passes, in the order they run.
@@ -36,7 +37,7 @@ public final class QRFrameDecoder {
     private var lastPayloads: [[UInt8]] = []
     /// The pass that read the last decoded frame, on a live stream.
     private var lastReadingPass: Pass?
-    /// Regions zbar tries per frame in passes 3 and 4, the most often crossed first. On a live stream the
+    /// Regions zbar tries per frame in passes 4 and 5, the most often crossed first. On a live stream the
     /// next frame is a new chance: a failed attempt on a bent, dense or half-covered code costs 20 ms and more.
     private let regionsPerPass: Int
     /// The current frame's half-size copy, its credible dark-on-light finder patterns (at full-resolution
@@ -47,7 +48,7 @@ public final class QRFrameDecoder {
     private var marks: [FinderPatternLocator.Finder]?
     private var full: [FinderPatternLocator.Finder]?
     private var fullResolutionDue: Bool?
-    /// On a stream, passes 3 and 4 run on every other decoded frame: a camera panning over a scene changes
+    /// On a stream, passes 4 and 5 run on every other decoded frame: a camera panning over a scene changes
     /// every frame, and the next one is another chance.
     private var ownPassesDue = true
 
@@ -104,8 +105,8 @@ public final class QRFrameDecoder {
     }
 
     /// Whether a pass runs on this frame: always on single frames; on a stream, the full-resolution scans only when
-    /// their cadence may let them (the finder search that gates them is skipped otherwise) or, for zxing-cpp's, when
-    /// it read the last frame; passes 4 and 5 every other frame and not while a code another pass read is likely still
+    /// their cadence may let them (the finder search that gates them is skipped otherwise), zxing-cpp's also when
+    /// it read the last frame and on every frame at 500 pixels and less; passes 4 and 5 every other frame and not while a code another pass read is likely still
     /// in view (a dense code's many finder-like marks cost 50 to 180 ms to pair), unless one of them read the last frame.
     private func isDue(_ pass: Pass, large: Bool) -> Bool {
         guard changes != nil else { return true }
@@ -200,7 +201,7 @@ public final class QRFrameDecoder {
         return finders
     }
 
-    /// Pass 4: finder patterns on the frame at half size with light and dark swapped.
+    /// Pass 5: finder patterns on the frame at half size with light and dark swapped.
     private func lightOnDarkPass(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
         guard let plane = halved(luma, width: width, height: height)?.inverted() else { return [] }
         let finders = plane.pixels.withUnsafeBufferPointer { halfLocator.locate($0, width: plane.width, height: plane.height) }
