@@ -104,6 +104,8 @@ struct FinderPatternLocator {
                             runStart = blockStart
                             dark = false
                         }
+                    } else if blockEnd - blockStart == blockSize, Self.isUniform(row + blockStart, threshold: threshold, dark: dark) {
+                        // No transition in the block: one comparison of its 32 pixels, not 32.
                     } else {
                         for x in blockStart..<blockEnd where (Int16(row[x]) < threshold) != dark {
                             runs[count] = Int32(x - runStart)
@@ -119,6 +121,13 @@ struct FinderPatternLocator {
             }
         }
         runCount = count
+    }
+
+    /// Whether the 32 pixels from `pixels` are all dark (`dark`) or all light against `threshold` (0 to 255).
+    private static func isUniform(_ pixels: UnsafePointer<UInt8>, threshold: Int16, dark: Bool) -> Bool {
+        let block = UnsafeRawPointer(pixels).loadUnaligned(as: SIMD32<UInt8>.self)
+        let darkPixels = block .< SIMD32<UInt8>(repeating: UInt8(threshold))
+        return dark ? all(darkPixels) : !any(darkPixels)
     }
 
     private func checkRuns(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int, y: Int, into finders: inout [Finder]) {

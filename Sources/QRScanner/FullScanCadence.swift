@@ -1,13 +1,14 @@
-/// How often a live stream may pay for zbar over the whole frame (25 ms and more at 720p):
-/// only on a changed frame the cheap passes found nothing in, and not while a code read in the
-/// last `quietAfterCode` frames is likely still in view (the scan would only find it again).
-/// A code entering view brings three finder patterns at once: a frame with two or more the last
-/// `memory` frames did not show may be scanned `gap` frames after the last scan, so a code only
-/// that pass reads is read at most `gap - 1` frames after it arrives. A scene whose marks were
-/// all seen before (the clutter a camera pans over, where one square mark or another flickers in
-/// and out; or a code whose first views were unreadable) is scanned again every `repeatAfter` frames.
+/// How often a live stream may pay for the full-resolution scans (zxing-cpp over the whole frame,
+/// 12 ms at 720p over clutter, then zbar, 40 ms and more): only on a changed frame the half-size
+/// pass read nothing in, and not while a code read in the last `quietAfterCode` frames is likely
+/// still in view (the scan would only find it again). A code entering view brings three finder
+/// patterns at once: a frame with three distinct ones the last `memory` frames did not show may be
+/// scanned `gap` frames after the last scan, so a code only those scans read is read at most
+/// `gap - 1` frames after it arrives. A scene whose marks were all seen before, or that shows fewer
+/// than three new ones (the clutter a camera pans over, where one square mark or another flickers in
+/// and out; or a code whose first views were unreadable), is scanned again every `repeatAfter` frames.
 struct FullScanCadence {
-    static let gap = 4
+    static let gap = 3
     static let repeatAfter = 45
     static let quietAfterCode = 15
     static let memory = 15
@@ -22,7 +23,7 @@ struct FullScanCadence {
         framesSinceCode = withCode ? 0 : framesSinceCode + 1
     }
 
-    /// False while no whole-frame scan can run, whatever the frame shows: the marks need not be looked for.
+    /// False while no full-resolution scan can run, whatever the frame shows: the marks need not be looked for.
     var mayBeDue: Bool {
         framesSinceScan >= Self.gap && !codeLikelyInView
     }
@@ -33,13 +34,13 @@ struct FullScanCadence {
         framesSinceCode < Self.quietAfterCode
     }
 
-    /// True when a whole-frame scan may run now, on a frame with these finder-like marks; it then counts as run.
+    /// True when the full-resolution scans may run now, on a frame with these finder-like marks; it then counts as run.
     mutating func mayScan(marks: [FinderPatternLocator.Finder]) -> Bool {
         // A hand's shake or a slow pan moves a mark by a few modules between frames.
         let new = marks.filter { mark in !recentMarks.joined().contains { FinderTriples.isNear(mark, $0, modules: 3, plus: 8) } }
         recentMarks.append(marks)
         if recentMarks.count > Self.memory { recentMarks.removeFirst() }
-        let wait = FinderTriples.distinct(new).count >= 2 ? Self.gap : Self.repeatAfter
+        let wait = FinderTriples.distinct(new).count >= 3 ? Self.gap : Self.repeatAfter
         guard framesSinceScan >= wait, !codeLikelyInView else { return false }
         framesSinceScan = 0
         return true

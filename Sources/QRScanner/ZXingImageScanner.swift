@@ -16,7 +16,7 @@ final class ZXingImageScanner {
 
     /// The payloads of the QR codes in a grey image, in the order zxing-cpp found them.
     /// `downscaled`: search the image scaled down too, for large modules and blur.
-    func scan(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int, downscaled: Bool = true) -> [[UInt8]] {
+    func scan(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int, downscaled: Bool) -> [[UInt8]] {
         guard let base = luma.baseAddress, width > 0, height > 0, luma.count >= width * height else { return [] }
         let count = czx_reader_read(reader, base, Int32(width), Int32(height), Int32(width), CZX_TRY_HARDER | (downscaled ? CZX_TRY_DOWNSCALE : 0))
         return (0..<count).compactMap { index in

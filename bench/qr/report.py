@@ -45,7 +45,7 @@ def median(values):
 PHOTO_SETS = [("realqr", "each photo one grey frame, longest side at most 1280"),
               ("webcam", "each photo fitted into a webcam's frame"),
               ("rotated", "each photo turned by 15 degrees times its index")]
-PASSES = ["zxing", "wholeFrame", "squaredUp", "lightOnDark"]
+PASSES = ["zxingHalf", "zxing", "wholeFrame", "squaredUp", "lightOnDark"]
 
 
 def real_photos(fixtures, decoders):
