@@ -116,7 +116,7 @@ private func handleRequest(
         guard let response else { return .NO }
         defer { MHD_destroy_response(response) }
         addCommonHeaders(response, contentType: contentType)
-        if status == 405 { MHD_add_response_header(response, "Allow", "GET") }
+        if status == 405 { MHD_add_response_header(response, "Allow", "GET, HEAD") }
         return MHD_queue_response(connection, UInt32(status), response)
     case .eventStream(let stream):
         server.connections.streamStarted(connection)

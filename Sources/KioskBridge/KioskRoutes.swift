@@ -26,12 +26,15 @@ public struct KioskRoutes: Sendable {
         if request.requestLineBytes > Self.longestRequestLine { return Self.plain(414, "request line too long\n") }
         if request.headerBytes > Self.longestHeaders { return Self.plain(431, "headers too large\n") }
         guard hosts.permits(request.host) else { return Self.plain(421, "this bridge does not serve that host name\n") }
-        guard request.method == "GET" else { return Self.plain(405, "only GET\n") }
+        // HEAD is answered as GET; libmicrohttpd leaves the body out.
+        guard request.method == "GET" || request.method == "HEAD" else { return Self.plain(405, "only GET and HEAD\n") }
         // A body would keep the connection reading it; no route takes one.
         guard !request.hasBody else { return Self.plain(400, "a GET takes no body\n") }
         switch request.path {
         case "/":
             return .document(status: 200, contentType: "text/html; charset=utf-8", body: pages[hub.language] ?? [])
+        case "/events" where request.method == "HEAD":
+            return .document(status: 200, contentType: "text/event-stream; charset=utf-8", body: [])
         case "/events":
             let stream = hub.open(resumeAfter: request.lastEventID.flatMap(Self.seq))
             if stream.resumeAfter != nil { resume(stream) }

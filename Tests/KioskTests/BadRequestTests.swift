@@ -88,6 +88,33 @@ struct BadRequestTests {
         try await Self.expectEverySeq(on: watcher, upTo: try #require(after["seq"]?.integerValue))
     }
 
+    /// HEAD answers as GET, headers alike and no body; /events opens no stream for it; other methods are 405.
+    @Test func headIsAnsweredAsGetWithoutItsBody() async throws {
+        let rig = try StationRig()
+        let port = rig.kiosk.port
+        let station = try await rig.connect()
+        defer { station.close() }
+        _ = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "head")
+        for (path, status) in [("/", 200), ("/metrics", 200), ("/healthz", 200), ("/events", 200), ("/nothing", 404)] {
+            let get = try HTTPProbe(port: port)
+            _ = get.get(path)
+            let getHead = try #require(get.readHead(), "GET \(path)")
+            let probe = try HTTPProbe(port: port)
+            _ = probe.send("HEAD \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            let head = try #require(probe.readHead(), "HEAD \(path)")
+            #expect(head.status == status && getHead.status == status, "HEAD \(path): \(head.status), GET: \(getHead.status)")
+            #expect(head.headers["content-type"] == getHead.headers["content-type"], "HEAD \(path): \(head.headers)")
+            if path != "/events" && path != "/metrics" && path != "/healthz" {
+                #expect(head.headers["content-length"] == getHead.headers["content-length"], "HEAD \(path): \(head.headers)")
+            }
+            #expect(probe.readBody(length: 1, timeout: .seconds(2)) == nil, "HEAD \(path) sent a body")
+        }
+        let put = try HTTPProbe(port: port)
+        _ = put.send("PUT / HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n")
+        let refused = try #require(put.readHead())
+        #expect(refused.status == 405 && refused.headers["allow"] == "GET, HEAD", "\(refused)")
+    }
+
     /// The watching client saw every event, in order, without a gap, and was never disconnected.
     static func expectEverySeq(on watcher: StationConnection, upTo last: Int64) async throws {
         var seqs: [UInt64] = []
