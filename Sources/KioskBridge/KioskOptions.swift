@@ -3,12 +3,14 @@ import Logging
 public struct KioskOptions: Sendable, Equatable {
     public static let usage = """
         usage: sealtrust-kiosk [--socket PATH] [--listen ADDR:PORT] [--allow-host NAME]... [--lang en|fr] [--hold SECONDS]
-                               [--version] [--help]
+                               [--theme FILE] [--version] [--help]
           --socket PATH       the daemon's socket (default /run/sealtrust-scand/scand.sock)
           --listen ADDR:PORT  where the page is served (default 127.0.0.1:8080; [::1]:8080 for IPv6; localhost:8080)
           --allow-host NAME   a name browsers may use for the page, besides the listen address and localhost
           --lang en|fr        the page's own words (default: the daemon's language, en until it answers)
           --hold SECONDS      how long a verdict stays on the page, 1 to 3600 (default 8)
+          --theme FILE        colours replaced by name: a JSON object such as {"good": "#0b6e35"}; the names are
+                              good, alert, neutral, unavailable, idle, offline, text, accent
         """
 
     public enum Parsed: Sendable, Equatable {
@@ -28,6 +30,7 @@ public struct KioskOptions: Sendable, Equatable {
     /// nil: the daemon's `lang`.
     public var language: KioskLanguage?
     public var holdSeconds = 8
+    public var theme = KioskTheme.standard
 
     public static func parse(_ arguments: [String]) throws(Invalid) -> Parsed {
         var options = KioskOptions()
@@ -36,7 +39,7 @@ public struct KioskOptions: Sendable, Equatable {
             switch argument {
             case "--version": return .version
             case "--help", "-h": return .help
-            case "--socket", "--listen", "--allow-host", "--lang", "--hold":
+            case "--socket", "--listen", "--allow-host", "--lang", "--hold", "--theme":
                 guard let value = remaining.popFirst() else { throw Invalid(description: "\(argument) needs a value") }
                 try options.set(argument, to: value)
             default:
@@ -67,6 +70,8 @@ public struct KioskOptions: Sendable, Equatable {
         case "--lang":
             guard let language = KioskLanguage(rawValue: value) else { throw Invalid(description: "--lang: en or fr") }
             self.language = language
+        case "--theme":
+            theme = try KioskTheme.read(value)
         default:
             guard let seconds = Int(value), (1...3600).contains(seconds) else { throw Invalid(description: "--hold: 1 to 3600 seconds") }
             holdSeconds = seconds

@@ -3,8 +3,9 @@
 /// Everything the daemon sends is put on the page as text (`textContent`, never markup), cut to a length, and
 /// stripped of control and bidirectional-override characters. The page's own words come in English and French.
 public enum KioskPage {
-    public static func document(language: KioskLanguage, holdSeconds: Int) -> String {
+    public static func document(language: KioskLanguage, holdSeconds: Int, theme: KioskTheme = .standard) -> String {
         template
+            .replacing("{{COLOURS}}", with: theme.styleRule)
             .replacing("{{LANG}}", with: htmlEscaped(language.rawValue))
             .replacing("{{HOLD}}", with: htmlEscaped(String(holdSeconds)))
             .replacing("{{IDLE}}", with: htmlEscaped(language.idlePrompt))
@@ -24,10 +25,10 @@ public enum KioskPage {
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>{{TITLE}}</title>
     <style>
-    :root { --good: #0a5c2a; --alert: #b0001e; --neutral: #1d3557; --unavailable: #6b4400; --idle: #111418; --offline: #3a3a3a; }
+    {{COLOURS}}
     * { box-sizing: border-box; }
     html, body { margin: 0; height: 100%; overflow: hidden; }
-    body { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; color: #fff; background: var(--idle);
+    body { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; color: var(--text); background: var(--idle);
            display: flex; align-items: center; justify-content: center; }
     body[data-tone="good"] { background: var(--good); }
     body[data-tone="alert"] { background: var(--alert); }
@@ -43,8 +44,8 @@ public enum KioskPage {
     .part { font-size: min(2.8vw, 4.4vh); line-height: 1.25; padding: 0.35em 0.8em; border-radius: 0.4em;
             background: rgba(0, 0, 0, 0.3); display: table; }
     .part[hidden] { display: none; }
-    #theft { font-size: min(4.2vw, 6.6vh); background: #fff; color: var(--alert); font-weight: 800; text-transform: uppercase;
-             letter-spacing: 0.04em; border: 0.18em solid #ffd400; }
+    #theft { font-size: min(4.2vw, 6.6vh); background: var(--text); color: var(--alert); font-weight: 800; text-transform: uppercase;
+             letter-spacing: 0.04em; border: 0.18em solid var(--accent); }
     body[data-tone="alert"] #icon { animation: pulse 1s steps(2, jump-none) infinite; }
     @keyframes pulse { 50% { opacity: 0.35; } }
     @media (prefers-reduced-motion: reduce) { body[data-tone="alert"] #icon { animation: none; } }

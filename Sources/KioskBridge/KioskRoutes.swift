@@ -11,10 +11,10 @@ public struct KioskRoutes: Sendable {
     /// Starts the replay of a stream that resumes from a `Last-Event-ID`.
     let resume: @Sendable (EventStream) -> Void
 
-    public init(holdSeconds: Int, hosts: AllowedHosts, hub: EventHub, station: StationState,
+    public init(holdSeconds: Int, theme: KioskTheme = .standard, hosts: AllowedHosts, hub: EventHub, station: StationState,
                 resume: @escaping @Sendable (EventStream) -> Void) {
         pages = Dictionary(uniqueKeysWithValues: KioskLanguage.allCases.map {
-            ($0, Array(KioskPage.document(language: $0, holdSeconds: holdSeconds).utf8))
+            ($0, Array(KioskPage.document(language: $0, holdSeconds: holdSeconds, theme: theme).utf8))
         })
         self.hosts = hosts
         self.hub = hub

@@ -34,7 +34,7 @@ do {
 let hub = EventHub(language: options.language ?? .en)
 let station = StationState(version: ProductVersion.current)
 let resumer = StreamResumer(socketPath: options.socketPath, hub: hub, log: log)
-let routes = KioskRoutes(holdSeconds: options.holdSeconds,
+let routes = KioskRoutes(holdSeconds: options.holdSeconds, theme: options.theme,
                          hosts: options.allowedHosts, hub: hub, station: station, resume: { resumer.resume($0) })
 let server: HTTPServer
 let listening: ListeningSocket

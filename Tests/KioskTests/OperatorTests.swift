@@ -37,6 +37,29 @@ struct OperatorTests {
         #expect(kiosk.stop() == 0, "SIGTERM stops the bridge with 0")
     }
 
+    /// `--theme` replaces colours by name on the page; an unknown name or a value that is not a hex colour stops the
+    /// start with its name, and nothing from the file reaches the style sheet but hex digits.
+    @Test func aThemeReplacesColoursByNameAndAnUnknownNameIsRefusedWithIt() async throws {
+        let scratch = try ScratchDirectory("kiosk-theme")
+        let theme = scratch.path + "/theme.json"
+        try ##"{"good": "#0b6e35", "text": "#fefefe"}"##.write(toFile: theme, atomically: true, encoding: .utf8)
+        let kiosk = try KioskProcess(socketPath: scratch.path + "/no-daemon.sock", arguments: ["--theme", theme])
+        let page = try httpGet(port: kiosk.port, path: "/")
+        #expect(page.body.contains("--good: #0b6e35;") && page.body.contains("--text: #fefefe;"), "the replaced colours")
+        #expect(page.body.contains("--alert: #b0001e;") && page.body.contains("--unavailable: #6b4400;"), "the others as they were")
+        #expect(kiosk.stop() == 0)
+
+        for (file, said) in [(##"{"gold": "#fff"}"##, "unknown colour gold"), (#"{"good": "red; } body { display: none"}"#, "good must be #rgb or #rrggbb"),
+                             ("[1, 2]", "not a JSON object")] {
+            try file.write(toFile: theme, atomically: true, encoding: .utf8)
+            let output = scratch.path + "/output"
+            let refused = try ChildProcess(builtProduct("sealtrust-kiosk"), ["--theme", theme, "--listen", "127.0.0.1:0"], output: .file(output))
+            #expect(refused.waitForExit(timeout: .seconds(10)) == 2, "\(file)")
+            #expect(refused.printed.contains(said), "\(file): \(refused.printed)")
+            try? FileManager.default.removeItem(atPath: output)
+        }
+    }
+
     @Test func listenTakesLocalhost() async throws {
         let scratch = try ScratchDirectory("kiosk-localhost")
         let kiosk = try KioskProcess(socketPath: scratch.path + "/no-daemon.sock", arguments: ["--listen", "localhost:0"])

@@ -1,0 +1,74 @@
+import JSONCore
+import POSIXSupport
+
+/// The page's colours by name, each replaceable on its own (`--theme FILE`: a JSON object such as
+/// `{"good": "#0b6e35", "alert": "#a00018"}`), as the seed SDK's screens allow. Every verdict class keeps a colour of
+/// its own: `unavailable` (the station cannot check now) is never `neutral` (not our code).
+public struct KioskTheme: Sendable, Equatable {
+    public enum Name: String, Sendable, CaseIterable {
+        /// `authentic` and `identified`.
+        case good
+        /// `replay`, `invalid_signature`, a theft report.
+        case alert
+        /// The other verdicts and a read error.
+        case neutral
+        /// `failure` and `too_many_calls`.
+        case unavailable
+        case idle
+        case offline
+        /// The words on every background.
+        case text
+        /// The theft banner's border.
+        case accent
+    }
+
+    public private(set) var colours: [Name: String]
+
+    public static let standard = KioskTheme(colours: [
+        .good: "#0a5c2a", .alert: "#b0001e", .neutral: "#1d3557", .unavailable: "#6b4400", .idle: "#111418",
+        .offline: "#3a3a3a", .text: "#ffffff", .accent: "#ffd400",
+    ])
+
+    /// The most a theme file may hold: a few lines are plenty, and /dev/zero must not be read for ever.
+    static let largestFile = 64 * 1024
+
+    /// The standard colours with those of the file at `path` in their place; an unknown name or a value that is not
+    /// `#rgb` or `#rrggbb` is refused with its name.
+    public static func read(_ path: String) throws(KioskOptions.Invalid) -> KioskTheme {
+        let bytes: [UInt8]
+        do throws(Errno) {
+            let file = OwnedDescriptor(try FileDescriptor.openForReadingWithoutWaiting(path))
+            bytes = try FileDescriptor.read(file.rawValue, upTo: largestFile + 1)
+        } catch {
+            throw KioskOptions.Invalid(description: "--theme \(printable(path)): cannot read it: \(error)")
+        }
+        guard bytes.count <= largestFile else { throw KioskOptions.Invalid(description: "--theme \(printable(path)): over 64 KiB") }
+        guard let members = (try? JSON.parse(utf8: bytes))?.objectValue else {
+            throw KioskOptions.Invalid(description: "--theme \(printable(path)): not a JSON object of colours by name")
+        }
+        var theme = standard
+        for (key, value) in members {
+            guard let name = Name(rawValue: key) else {
+                let names = Name.allCases.map(\.rawValue).joined(separator: ", ")
+                throw KioskOptions.Invalid(description: "--theme \(printable(path)): unknown colour \(printable(key)) (the names: \(names))")
+            }
+            guard let colour = value.stringValue, isHexColour(colour) else {
+                throw KioskOptions.Invalid(description: "--theme \(printable(path)): \(key) must be #rgb or #rrggbb")
+            }
+            theme.colours[name] = colour
+        }
+        return theme
+    }
+
+    /// Only hex digits reach the page's style sheet: nothing from the file can close the rule or add one.
+    static func isHexColour(_ text: String) -> Bool {
+        let digits = text.utf8.dropFirst()
+        return text.utf8.first == UInt8(ascii: "#") && (digits.count == 3 || digits.count == 6)
+            && digits.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// The page's `:root` rule.
+    var styleRule: String {
+        ":root { " + Name.allCases.map { "--\($0.rawValue): \(colours[$0] ?? "")" }.joined(separator: "; ") + "; }"
+    }
+}
