@@ -139,6 +139,8 @@ public final class EventHub: Sendable {
             guard state.online != online || state.language != language else { return nil }
             state.online = online
             state.language = language
+            // A page that lost the daemon shows "Station offline", then idle once it is back: so does a new one.
+            if !online { state.showing = nil }
             return EventFrame.station(online: online, language: language)
         }
     }

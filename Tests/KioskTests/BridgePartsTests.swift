@@ -89,6 +89,9 @@ struct BridgePartsTests {
         hub.setOnline(false)
         #expect(!Self.opening(of: hub.open(resumeAfter: nil, at: start + .seconds(3))).contains("verdict"), "offline is what it shows")
         hub.setOnline(true)
+        #expect(!Self.opening(of: hub.open(resumeAfter: nil, at: start + .seconds(3))).contains("verdict"),
+                "back online, the pages open since show idle")
+        hub.publish(seq: 7, frame: verdict, screen: ScreenChange.of(.event(.verdict), hold: .seconds(8)), at: start + .seconds(3))
         hub.publish(seq: 8, frame: Array("scan".utf8), screen: ScreenChange.of(.event(.scan), hold: .seconds(8)), at: start + .seconds(4))
         #expect(!Self.opening(of: hub.open(resumeAfter: nil, at: start + .seconds(5))).contains("verdict"), "a scan clears the screen")
         let readError = EventFrame.journaled(seq: 9, type: "read_error", line: #"{"type":"read_error","seq":9}"#)
