@@ -8,8 +8,8 @@ import Synchronization
 ///   in libmicrohttpd's callbacks, the routes, the Host check or the connection table);
 /// - 200 only for a path that is exactly `/`, `/events`, `/metrics` or `/healthz` as sent (never `/%00`), and
 ///   only when the first `Host` field, if any, names the bridge (the listen address, `localhost`, kiosk.example);
-/// - a resuming stream's seq is the `Last-Event-ID` field's value, decimal digits and nothing else (leading zeros
-///   allowed).
+/// - a resuming stream's seq is the `Last-Event-ID` field's value up to any NUL, decimal digits and nothing else
+///   (leading zeros allowed).
 
 /// The seqs that streams resumed after, for the input at hand.
 final class Resumes: Sendable {
@@ -136,7 +136,8 @@ func requestHead(_ input: [UInt8]) -> (path: String, host: String?, lastEventID:
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
         let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
         let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
-        let rawValue = line[(colon + 1)...].drop(while: isBlank)
+        // libmicrohttpd keeps a field's value up to its first NUL (strict mode too); that is what the bridge sees.
+        let rawValue = line[(colon + 1)...].drop(while: isBlank).prefix { $0 != 0 }
         let value = String(decoding: rawValue.prefix(rawValue.count - rawValue.reversed().prefix(while: isBlank).count), as: UTF8.self)
         if name == "host", host == nil { host = value }
         if name == "last-event-id", lastEventID == nil { lastEventID = value }
