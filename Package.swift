@@ -103,7 +103,13 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
-        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "JSONCore", "Logging", "StationWire", "StationClient", "Lifecycle", "POSIXSupport"]),
+        // The certificate's QR code, drawn as SVG (Sources/KioskBridge/CertificateCode.swift).
+        .systemLibrary(
+            name: "CQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
+        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "CQRencode", "JSONCore", "Logging", "StationWire", "StationClient", "Lifecycle", "POSIXSupport"]),
         .executableTarget(name: "sealtrust-kiosk", dependencies: ["KioskBridge", "Lifecycle", "Logging", "POSIXSupport", "ProductVersion", "SystemdSupport"]),
 
         // What the tests and benchmarks drive: child processes, the sandbox API, the virtual tag, a private
@@ -169,7 +175,7 @@ let package = Package(
         .testTarget(
             name: "KioskTests",
             dependencies: [
-                "KioskBridge", "KioskHarness", "Harness", "TestSupport", "JSONCore", "StationWire", "StationClient", "sealtrust-kiosk", "sealtrust-scand",
+                "KioskBridge", "KioskHarness", "Harness", "QRScanner", "TestSupport", "JSONCore", "StationWire", "StationClient", "sealtrust-kiosk", "sealtrust-scand",
             ]
         ),
         .testTarget(
