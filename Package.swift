@@ -125,7 +125,7 @@ let package = Package(
         // `make bench-qr`: the decoder's cost per frame beside libzbar's and zxing-cpp's loops.
         .executableTarget(name: "qr-bench", dependencies: ["QRScanner"], path: "bench/qr-bench"),
         // `make bench-socket`: the verdict socket's fan-out and memory.
-        .executableTarget(name: "socket-bench", dependencies: ["JSONCore", "POSIXSupport", "ScanJournal", "VerdictSocket", "Harness"], path: "bench/socket-bench"),
+        .executableTarget(name: "socket-bench", dependencies: ["JSONCore", "POSIXSupport", "ScanJournal", "StationWire", "VerdictSocket", "Harness"], path: "bench/socket-bench"),
         // `make bench-scanners`: a handheld scanner's terminator to its `scan` at a subscriber, beside verify's.
         .executableTarget(name: "scanner-bench", dependencies: ["HandheldScanner", "Harness", "JSONCore"], path: "bench/scanner-bench"),
         // `make bench-feedback`: from a verdict to the reader's LED and buzzer command at the virtual tag (mk/nfc.mk).
@@ -163,7 +163,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ScanJournalTests", dependencies: ["JSONCore", "ScanJournal", "TestSupport"]),
-        .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "JSONCore", "POSIXSupport", "ScanJournal", "TestSupport"]),
+        .testTarget(name: "VerdictSocketTests", dependencies: ["VerdictSocket", "JSONCore", "POSIXSupport", "ScanJournal", "StationWire", "TestSupport"]),
         .target(name: "BridgeTestSupport", dependencies: ["TestSupport"], path: "Tests/BridgeTestSupport"),
         .testTarget(name: "StationClientTests", dependencies: ["StationClient", "StationWire", "POSIXSupport", "BridgeTestSupport", "TestSupport", "sealtrust-scand"]),
         .testTarget(

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import JSONCore
+import StationWire
 
 /// Everything that depends on the wire contract (sealtrust-api.md): paths,
 /// methods, limits, who carries a token, request fields and answer fields.

@@ -1,4 +1,5 @@
 import JSONCore
+import StationWire
 
 /// A digital passport, of an item or of a model (reference).
 public struct Passport: Sendable, Hashable {
@@ -20,14 +21,4 @@ public struct Passport: Sendable, Hashable {
         self.gtin = gtin
         self.fields = fields
     }
-}
-
-/// The audiences a passport is served to; none contains another.
-public enum AccessTier: String, Sendable, Hashable, CaseIterable {
-    case `public`
-    case endUser = "end_user"
-    case repairer
-    case recycler
-    case upstream
-    case authority
 }

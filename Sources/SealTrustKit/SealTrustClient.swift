@@ -1,4 +1,5 @@
 import FoundationEssentials
+import StationWire
 
 /// A typed client of the SealTrust API (sealtrust-api.md). Every call is a
 /// network call; none is retried once it may have changed something on the server.

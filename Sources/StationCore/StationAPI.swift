@@ -1,4 +1,5 @@
 import SealTrustKit
+import StationWire
 
 /// The SealTrust API as the station calls it. Each call blocks the calling thread (one of the core's call threads) on
 /// the network and hands the answer over on that thread, before the client opens its next connection. The daemon's

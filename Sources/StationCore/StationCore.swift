@@ -39,6 +39,8 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     private let inbox = ThreadBridge<Work>()
     private let callThreads = ParkedThreads(name: "api-call")
     private let log: EventLog
+    /// Where an answer to one client goes (`passport`); events go through `log`.
+    private let publisher: any EventPublisher
     private let logger: Logger
     private let tokens: TokenStore
     /// The client the next call goes through; a reload makes a new one.
@@ -62,6 +64,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         self.tokens = tokens
         self.makeAPI = makeAPI
         self.onStatusChange = onStatusChange
+        self.publisher = publisher
         log = EventLog(journal: journal, publisher: publisher, logger: logger)
         station = Mutex(Station(options: options, startedAt: now(), sourceErrorLogInterval: sourceErrorLogInterval))
         let caBundle = options.apiCAFile.map { path in
@@ -210,6 +213,10 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     /// A manual scan: the string exactly as the client gave it.
     public func verify(raw: String, requestID: JSON?, from client: ClientID) {
         inbox.send(.manual(raw: raw, requestID: requestID, client: client))
+    }
+
+    public func passport(_ query: PassportQuery, requestID: JSON, from client: ClientID) {
+        publisher.answer(ServerAnswer.error(.notAvailable, "no product is remembered", id: requestID), to: client)
     }
 
     // MARK: Configuration

@@ -10,6 +10,8 @@ public struct ClientCommand: Sendable, Hashable {
         case status
         /// The journaled events after `since`, then live.
         case replay(since: UInt64)
+        /// What a product is: answered to this client only, never journaled.
+        case passport(PassportQuery)
     }
 
     /// What the answer echoes: the command's `id` (a string or a number), or null when it had none.
@@ -31,6 +33,7 @@ public struct ClientCommand: Sendable, Hashable {
         case .verify(let raw): members = [("cmd", "verify"), ("raw", .string(raw))]
         case .status: members = [("cmd", "status")]
         case .replay(let since): members = [("cmd", "replay"), ("since", .int(Int64(clamping: since)))]
+        case .passport(let query): members = [("cmd", "passport")] + query.members
         }
         if id != .null { members.insert(("id", id), at: 1) }
         return .object(members)
@@ -91,6 +94,8 @@ public struct ClientCommand: Sendable, Hashable {
                 throw Refusal(id: id, code: .badArgs, detail: "replay needs \"since\": a whole number of 0 or more")
             }
             return ClientCommand(id: id, action: .replay(since: since))
+        case "passport":
+            return ClientCommand(id: id, action: .passport(try PassportQuery.read(message, id: id)))
         default:
             throw Refusal(id: id, code: .unknownCommand, detail: "unknown command \(JSON.string(name).encoded())")
         }

@@ -51,7 +51,7 @@ public struct EventFormatter {
             return event(message, type.name, verdictParts(message))
         case .error:
             return "error \(text(message["code"]) ?? "?"): \(text(message["detail"]) ?? "")"
-        case .status, .unknown:
+        case .status, .passport, .unknown:
             return event(message, type.name, [message.encoded()])
         }
     }

@@ -9,6 +9,8 @@ public enum MessageType: Sendable, Hashable {
     case ack
     case status
     case error
+    /// The answer to `passport`.
+    case passport
     case unknown(String)
 
     public init(name: String) {
@@ -17,6 +19,7 @@ public enum MessageType: Sendable, Hashable {
         case "ack": self = .ack
         case "status": self = .status
         case "error": self = .error
+        case "passport": self = .passport
         default: self = EventType(rawValue: name).map(MessageType.event) ?? .unknown(name)
         }
     }
@@ -35,6 +38,7 @@ public enum MessageType: Sendable, Hashable {
         case .ack: "ack"
         case .status: "status"
         case .error: "error"
+        case .passport: "passport"
         case .unknown(let name): name
         }
     }

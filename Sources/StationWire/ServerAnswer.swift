@@ -25,4 +25,9 @@ public enum ServerAnswer {
     public static func status(id: JSON, _ fields: [(String, JSON)]) -> JSON {
         .object([("type", .string(MessageType.status.name)), ("id", id)] + fields)
     }
+
+    /// What a product is; `fields` follow socket-protocol.md's "What a product is".
+    public static func passport(id: JSON, _ fields: [(String, JSON)]) -> JSON {
+        .object([("type", .string(MessageType.passport.name)), ("id", id)] + fields)
+    }
 }

@@ -20,11 +20,11 @@ final class ClientConnection {
     var isClosed = false
     /// The client shut down its writing side: nothing more is read, but what it asked for is still answered.
     var readingEnded = false
-    /// Its `verify` commands still waiting for their `verdict`.
-    var verdictsOwed = 0
+    /// Its `verify` commands still waiting for their `verdict`, and its `passport` commands for their answer.
+    var answersOwed = 0
 
     /// A half-closed client has been answered in full and can be closed.
-    var isAnswered: Bool { readingEnded && verdictsOwed == 0 && replay == nil && queuedBytes == 0 }
+    var isAnswered: Bool { readingEnded && answersOwed == 0 && replay == nil && queuedBytes == 0 }
 
     struct Replay {
         var cursor: JournalCursor

@@ -9,4 +9,6 @@ public protocol EventPublisher: Sendable {
     /// A `verify` that ends without a verdict (the station could not record it): `requester` gets an `error` answer
     /// with the command's `id` instead, and is owed no verdict for it any more.
     func refuse(requestID: JSON?, requester: ClientID, _ code: ErrorCode, _ detail: String)
+    /// The answer to one of `requester`'s commands, given from another thread (`passport`): to it alone, never journaled.
+    func answer(_ message: JSON, to requester: ClientID)
 }

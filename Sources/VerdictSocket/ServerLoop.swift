@@ -120,7 +120,7 @@ final class ServerLoop {
         for client in Array(clients.values) {
             guard client.replay == nil, event.seq > client.liveThreshold else { continue }
             let isOwn = client.id == requester
-            if isOwn && type == .verdict { client.verdictsOwed -= 1 }
+            if isOwn && type == .verdict { client.answersOwed -= 1 }
             if isOwn || client.watched.map({ watched in type.map(watched.contains) ?? false }) ?? true {
                 send(bytes, to: client)
             }
@@ -131,8 +131,16 @@ final class ServerLoop {
     /// A `verify` answered by an error instead of its verdict: the requester, if still here, owes no verdict for it.
     func refuse(requestID: JSON?, requester: ClientID, _ code: ErrorCode, _ detail: String) {
         guard let client = clients.values.first(where: { $0.id == requester }) else { return }
-        client.verdictsOwed -= 1
+        client.answersOwed -= 1
         sendError(code, detail, id: requestID ?? .null, to: client)
+        closeIfAnswered(client)
+    }
+
+    /// The answer to one of `requester`'s commands that the daemon gave from another thread (`passport`).
+    func answer(_ message: JSON, to requester: ClientID) {
+        guard let client = clients.values.first(where: { $0.id == requester }) else { return }
+        client.answersOwed -= 1
+        send(message, to: client)
         closeIfAnswered(client)
     }
 
@@ -287,10 +295,13 @@ final class ServerLoop {
             client.watched = types
             send(ServerAnswer.ack(id: command.id), to: client)
         case .verify(let raw):
-            client.verdictsOwed += 1
+            client.answersOwed += 1
             delegate.verify(raw: raw, requestID: command.id == .null ? nil : command.id, from: client.id)
         case .status:
             send(statusAnswer(id: command.id), to: client)
+        case .passport(let query):
+            client.answersOwed += 1
+            delegate.passport(query, requestID: command.id, from: client.id)
         case .replay(let since):
             do {
                 // Its batches come with the other replays' at the end of each turn (`continueReplays`).

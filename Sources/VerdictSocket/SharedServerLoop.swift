@@ -47,4 +47,12 @@ final class SharedServerLoop: Sendable {
         }
         if pollSetChanged { wake.wake() }
     }
+
+    func answer(_ message: JSON, to requester: ClientID) {
+        let pollSetChanged = loop.withLock { loop in
+            loop.answer(message, to: requester)
+            return loop.pollSetChanged
+        }
+        if pollSetChanged { wake.wake() }
+    }
 }

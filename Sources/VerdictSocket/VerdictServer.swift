@@ -102,6 +102,10 @@ public final class VerdictServer: EventPublisher, Service {
         running?.loop.refuse(requestID: requestID, requester: requester, code, detail)
     }
 
+    public func answer(_ message: JSON, to requester: ClientID) {
+        running?.loop.answer(message, to: requester)
+    }
+
     public var clientCount: Int {
         running?.listening.wake.clientCount.load(ordering: .relaxed) ?? 0
     }

@@ -1,5 +1,6 @@
 import JSONCore
 import ScanJournal
+import StationWire
 
 /// What the server asks of the daemon. Called on the server's thread: return quickly.
 public protocol VerdictServerDelegate: AnyObject, Sendable {
@@ -9,4 +10,7 @@ public protocol VerdictServerDelegate: AnyObject, Sendable {
     func statusFields() -> [(String, JSON)]
     /// A client's `verify`: journal its `scan` and `verdict` (with `request_id`) and publish them with `requester: client`.
     func verify(raw: String, requestID: JSON?, from client: ClientID)
+    /// A client's `passport`: read what the product is, off the server's thread, and give the answer (or an `error`)
+    /// to `client` alone through `EventPublisher.answer`; `requestID` is the command's `id`.
+    func passport(_ query: PassportQuery, requestID: JSON, from client: ClientID)
 }

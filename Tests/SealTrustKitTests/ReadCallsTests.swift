@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import SealTrustKit
+import StationWire
 import TestSupport
 import Testing
 

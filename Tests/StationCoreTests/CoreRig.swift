@@ -25,6 +25,10 @@ final class RecordingPublisher: EventPublisher {
     func refuse(requestID: JSON?, requester: ClientID, _ code: ErrorCode, _ detail: String) {
         continuation.yield((ServerAnswer.error(code, detail, id: requestID ?? .null), requester))
     }
+
+    func answer(_ message: JSON, to requester: ClientID) {
+        continuation.yield((message, requester))
+    }
 }
 
 struct StationTestFailure: Error, CustomStringConvertible {

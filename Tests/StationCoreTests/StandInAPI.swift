@@ -1,6 +1,7 @@
 import Foundation
 import SealTrustKit
 import StationCore
+import StationWire
 import Synchronization
 
 /// The SealTrust API in this process, for the core's tests: each call is answered from what the test set, and each

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import JSONCore
 import ScanJournal
+import StationWire
 import Synchronization
 import TestSupport
 import VerdictSocket
@@ -68,6 +69,16 @@ final class FakeDaemon: VerdictServerDelegate {
             else { return }
             server.publish(scan, requester: client)
             server.publish(verdict, requester: client)
+        }
+    }
+
+    let passportQueries = Mutex<[PassportQuery]>([])
+
+    /// Answers from another thread, as the daemon's reads do: the query's subject echoed as `asked`.
+    func passport(_ query: PassportQuery, requestID: JSON, from client: ClientID) {
+        passportQueries.withLock { $0.append(query) }
+        DispatchQueue.global().async { [self] in
+            server.answer(ServerAnswer.passport(id: requestID, [("asked", .string("\(query.subject)"))]), to: client)
         }
     }
 

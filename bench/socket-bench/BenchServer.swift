@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JSONCore
 import ScanJournal
+import StationWire
 import VerdictSocket
 
 /// The server process of the benchmark: a real journal and verdict server, driven by
@@ -22,6 +23,9 @@ final class BenchServer: VerdictServerDelegate {
     }
 
     func verify(raw: String, requestID: JSON?, from client: ClientID) {}
+
+    /// The benchmark's clients ask for no product.
+    func passport(_ query: PassportQuery, requestID: JSON, from client: ClientID) {}
 
     static func run(socketPath: String, journalPath: String) {
         do {
