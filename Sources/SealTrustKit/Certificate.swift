@@ -10,4 +10,14 @@ public struct Certificate: Sendable, Hashable {
     /// An open string (`valid`, `revoked`, ...).
     public let status: String?
     public let fields: [String: JSON]
+
+    public init(identifier: String?, productName: String?, brand: String?, issuedAt: String?, status: String?,
+                fields: [String: JSON]) {
+        self.identifier = identifier
+        self.productName = productName
+        self.brand = brand
+        self.issuedAt = issuedAt
+        self.status = status
+        self.fields = fields
+    }
 }

@@ -8,4 +8,10 @@ public struct HistoryEvent: Sendable, Hashable {
     public let at: Date
     /// Every field of the event, as raw JSON (`at` as the server wrote it).
     public let fields: [String: JSON]
+
+    public init(kind: String, at: Date, fields: [String: JSON]) {
+        self.kind = kind
+        self.at = at
+        self.fields = fields
+    }
 }

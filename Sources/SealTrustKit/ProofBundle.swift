@@ -11,6 +11,17 @@ public struct ProofBundle: Sendable, Hashable {
     public let credentialState: String?
     /// Every field of the answer, as raw JSON.
     public let fields: [String: JSON]
+
+    public init(dataHash: String?, ipfsURI: String?, anchoring: AnchoringState, anchoringChain: String?,
+                anchoringTxHash: String?, credentialState: String?, fields: [String: JSON]) {
+        self.dataHash = dataHash
+        self.ipfsURI = ipfsURI
+        self.anchoring = anchoring
+        self.anchoringChain = anchoringChain
+        self.anchoringTxHash = anchoringTxHash
+        self.credentialState = credentialState
+        self.fields = fields
+    }
 }
 
 /// Anchoring on Base. `none` is the absence of information (no anchoring block,

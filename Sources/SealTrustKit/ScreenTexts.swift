@@ -38,6 +38,28 @@ public struct ScreenTexts: Sendable, Hashable {
     /// A GS1 link with no serial names a model only.
     public var productReferenceNotice: String
 
+    /// What a passport of an item is: the brand's record, which proves nothing about the object in hand by itself.
+    public var passportNotice: String
+    /// A 401 or 403 for the passport: the tier asked is not open to this station's token.
+    public var passportTierNotOpen: String
+    public var proofNotPublished: String
+    public var certificateValid: String
+    public var certificateRevoked: String
+    /// A status this station does not know: the certificate exists, nothing more is claimed.
+    public var certificateOtherStatus: String
+    public var certificateNotIssued: String
+    public var historyMinted: String
+    public var historyAuthenticationScan: String
+    public var historyOwnershipTransfer: String
+    public var historyTheftReported: String
+    /// A kind this station does not know: `kind` is an open string, never an error.
+    public var historyOtherEvent: String
+    public var historyNotPublished: String
+    /// One part of a passport over its limit: the rest still came.
+    public var partTooManyCalls: String
+    public var partNotOpen: String
+    public var partUnreadable: String
+
     /// `identified` is a printed serial's notice; a product reference's is `productReferenceNotice`.
     public func message(for verdict: Outcome) -> String {
         switch verdict {
@@ -73,6 +95,24 @@ public struct ScreenTexts: Sendable, Hashable {
         }
     }
 
+    public func certificateText(status: String?) -> String {
+        switch status {
+        case "valid": certificateValid
+        case "revoked": certificateRevoked
+        default: certificateOtherStatus
+        }
+    }
+
+    public func historyText(kind: String) -> String {
+        switch kind {
+        case "minted": historyMinted
+        case "authentication_scan": historyAuthenticationScan
+        case "ownership_transfer": historyOwnershipTransfer
+        case "theft_reported": historyTheftReported
+        default: historyOtherEvent
+        }
+    }
+
     public static let english = ScreenTexts(
         authentic: "Authentic product.",
         replay: "Alert: this exact chip reading has already been presented. The label may have been copied.",
@@ -95,7 +135,23 @@ public struct ScreenTexts: Sendable, Hashable {
         notSealTrust: "This code is not a SealTrust code.",
         notFound: "Product not found. Check the code and try again.",
         printedSerialNotice: "Printed code: it names the item but does not prove that the object in hand is genuine.",
-        productReferenceNotice: "Product reference: it describes the model, not the object in hand."
+        productReferenceNotice: "Product reference: it describes the model, not the object in hand.",
+        passportNotice: "The product's passport, as its brand recorded it.",
+        passportTierNotOpen: "This level of the passport is not open to this station.",
+        proofNotPublished: "No proofs are published for this product.",
+        certificateValid: "Certificate of authenticity: valid.",
+        certificateRevoked: "Certificate of authenticity: revoked by its issuer.",
+        certificateOtherStatus: "A certificate of authenticity was issued for this product.",
+        certificateNotIssued: "No certificate of authenticity has been issued for this product.",
+        historyMinted: "Registered by its brand.",
+        historyAuthenticationScan: "Checked by a scan.",
+        historyOwnershipTransfer: "Passed to a new owner.",
+        historyTheftReported: "Reported stolen.",
+        historyOtherEvent: "Recorded in the product's history.",
+        historyNotPublished: "No history is published for this product.",
+        partTooManyCalls: "Too many requests right now: this part will be back in a minute.",
+        partNotOpen: "This part is not open to this station.",
+        partUnreadable: "This part could not be read just now."
     )
 
     public static let french = ScreenTexts(
@@ -121,6 +177,22 @@ public struct ScreenTexts: Sendable, Hashable {
         notSealTrust: "Ce code n'est pas un code SealTrust.",
         notFound: "Produit introuvable. Vérifiez le code et réessayez.",
         printedSerialNotice: "Code imprimé\u{A0}: il désigne l'article mais ne prouve pas que l'objet en main est authentique.",
-        productReferenceNotice: "Référence produit\u{A0}: elle décrit le modèle, pas l'objet en main."
+        productReferenceNotice: "Référence produit\u{A0}: elle décrit le modèle, pas l'objet en main.",
+        passportNotice: "Le passeport du produit, tel que sa marque l'a enregistré.",
+        passportTierNotOpen: "Ce niveau du passeport n'est pas ouvert à cette station.",
+        proofNotPublished: "Aucune preuve n'est publiée pour ce produit.",
+        certificateValid: "Certificat d'authenticité\u{A0}: valide.",
+        certificateRevoked: "Certificat d'authenticité\u{A0}: révoqué par son émetteur.",
+        certificateOtherStatus: "Un certificat d'authenticité a été émis pour ce produit.",
+        certificateNotIssued: "Aucun certificat d'authenticité n'a été émis pour ce produit.",
+        historyMinted: "Enregistré par sa marque.",
+        historyAuthenticationScan: "Vérifié par un scan.",
+        historyOwnershipTransfer: "Passé à un nouveau propriétaire.",
+        historyTheftReported: "Signalé volé.",
+        historyOtherEvent: "Inscrit dans l'historique du produit.",
+        historyNotPublished: "Aucun historique n'est publié pour ce produit.",
+        partTooManyCalls: "Trop de demandes en ce moment\u{A0}: cette partie reviendra dans une minute.",
+        partNotOpen: "Cette partie n'est pas ouverte à cette station.",
+        partUnreadable: "Cette partie n'a pas pu être lue pour l'instant."
     )
 }

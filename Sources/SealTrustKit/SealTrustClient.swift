@@ -60,8 +60,12 @@ public final class SealTrustClient: Sendable {
 
     /// Newest first, whatever order the server sent.
     public func history(identifier: String) async throws -> [HistoryEvent] {
-        let events = try APIContract.historyEvents(await transport.send(APIContract.history(identifier: identifier)))
-        return events.enumerated()
+        Self.newestFirst(try APIContract.historyEvents(await transport.send(APIContract.history(identifier: identifier))))
+    }
+
+    /// By instant, newest first; events of the same instant keep the server's order.
+    private static func newestFirst(_ events: [HistoryEvent]) -> [HistoryEvent] {
+        events.enumerated()
             .sorted { $0.element.at != $1.element.at ? $0.element.at > $1.element.at : $0.offset < $1.offset }
             .map(\.element)
     }
@@ -113,6 +117,34 @@ public final class SealTrustClient: Sendable {
     public func referencePassport(gtin: String, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void) {
         transport.send(APIContract.referencePassport(gtin: gtin)) { outcome in
             answered(Result { try APIContract.passport(outcome.get()) })
+        }
+    }
+
+    /// `passportProof`, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
+    public func passportProof(identifier: String, answeredOnThisThread answered: (Result<ProofBundle, any Error>) -> Void) {
+        transport.send(APIContract.passportProof(identifier: identifier)) { outcome in
+            answered(Result { try APIContract.proofBundle(outcome.get()) })
+        }
+    }
+
+    /// `referencePassportProof`, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
+    public func referencePassportProof(gtin: String, answeredOnThisThread answered: (Result<ProofBundle, any Error>) -> Void) {
+        transport.send(APIContract.referencePassportProof(gtin: gtin)) { outcome in
+            answered(Result { try APIContract.proofBundle(outcome.get()) })
+        }
+    }
+
+    /// `certificate`, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
+    public func certificate(identifier: String, answeredOnThisThread answered: (Result<Certificate, any Error>) -> Void) {
+        transport.send(APIContract.certificate(identifier: identifier)) { outcome in
+            answered(Result { try APIContract.certificate(outcome.get()) })
+        }
+    }
+
+    /// `history`, newest first, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
+    public func history(identifier: String, answeredOnThisThread answered: (Result<[HistoryEvent], any Error>) -> Void) {
+        transport.send(APIContract.history(identifier: identifier)) { outcome in
+            answered(Result { Self.newestFirst(try APIContract.historyEvents(outcome.get())) })
         }
     }
 }

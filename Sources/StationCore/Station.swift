@@ -33,6 +33,7 @@ struct Station: Sendable {
     private var journalRefuses = false
     private var lastStatusLine = ""
     private var open: [String: OpenScan] = [:]
+    private var products = ProductMemory()
     private var callsInFlight = 0
     /// Calls waiting for a slot, oldest first.
     private var waiting: [StationCall] = []
@@ -189,6 +190,9 @@ struct Station: Sendable {
     private mutating func recordVerdict(_ verdict: VerdictEvent, apiError: SealTrustError?, timestamp: () -> String) -> [StationEffect] {
         counters.count(verdict, apiError: apiError, at: timestamp)
         open[verdict.scanID]?.verdict = verdict
+        if let product = Self.product(of: verdict, code: open[verdict.scanID]?.call.code) {
+            products.remember(product, ofScan: verdict.scanID)
+        }
         let isAPIError = verdict.outcome == .failure && apiError != nil
         return [
             .log(isAPIError ? .warning : .info,
@@ -197,6 +201,17 @@ struct Station: Sendable {
                     room: .use(bytes: Self.verdictRoomBytes(requestID: verdict.requestID)), record: .verdict(scanID: verdict.scanID),
                     startsCall: false),
         ]
+    }
+
+    /// A product reference's passport names a model by its GTIN; any other verdict, the item its identifier names.
+    private static func product(of verdict: VerdictEvent, code: ScannedCode?) -> ProductSubject? {
+        if case .productReference(let gtin) = code { return verdict.outcome == .identified ? .model(gtin: gtin) : nil }
+        return verdict.identifier.map { .item(identifier: $0) }
+    }
+
+    /// The product of a scan's verdict, while it is remembered.
+    func product(ofScan scanID: String) -> ProductSubject? {
+        products.product(ofScan: scanID)
     }
 
     /// The journal room a scan keeps for its verdict: the request's id, which the verdict repeats, and 64 KiB for the

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import SealTrustKit
 import StationWire
 
@@ -10,6 +11,13 @@ public protocol StationAPI: Sendable {
                     answeredOnThisThread answered: (Result<ScanVerification, any Error>) -> Void)
     func passport(identifier: String, tier: AccessTier, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void)
     func referencePassport(gtin: String, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void)
+    func passportProof(identifier: String, answeredOnThisThread answered: (Result<ProofBundle, any Error>) -> Void)
+    func referencePassportProof(gtin: String, answeredOnThisThread answered: (Result<ProofBundle, any Error>) -> Void)
+    func certificate(identifier: String, answeredOnThisThread answered: (Result<Certificate, any Error>) -> Void)
+    /// Newest first.
+    func history(identifier: String, answeredOnThisThread answered: (Result<[HistoryEvent], any Error>) -> Void)
+    /// Built, never fetched: the buyer's phone fetches it.
+    func certificatePDFURL(identifier: String) -> URL
 }
 
 extension SealTrustClient: StationAPI {}

@@ -38,6 +38,12 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     private let station: Mutex<Station>
     private let inbox = ThreadBridge<Work>()
     private let callThreads = ParkedThreads(name: "api-call")
+    /// A `passport` command's reads, apart from the scans' calls.
+    private let readThreads = ParkedThreads(name: "api-read")
+    private let passportCache = PassportCache()
+    /// `passport` commands being read; more are refused, so that no client can spawn threads without bound.
+    private let passportsInFlight = Mutex(0)
+    static let passportsInFlightLimit = 8
     private let log: EventLog
     /// Where an answer to one client goes (`passport`); events go through `log`.
     private let publisher: any EventPublisher
@@ -215,8 +221,43 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         inbox.send(.manual(raw: raw, requestID: requestID, client: client))
     }
 
+    /// Reads what the product is on a thread of its own and answers `client` alone; nothing is journaled.
     public func passport(_ query: PassportQuery, requestID: JSON, from client: ClientID) {
-        publisher.answer(ServerAnswer.error(.notAvailable, "no product is remembered", id: requestID), to: client)
+        let (product, settings) = station.withLock { station in
+            let product: ProductSubject? = switch query.subject {
+            case .scan(let scanID): station.product(ofScan: scanID)
+            case .identifier(let identifier): .item(identifier: identifier)
+            case .gtin(let gtin): .model(gtin: gtin)
+            }
+            return (product, station.settings)
+        }
+        guard let product else {
+            let detail = "this scan_id is not among the last scans remembered, or its verdict names no product"
+            return publisher.answer(ServerAnswer.error(.notAvailable, detail, id: requestID), to: client)
+        }
+        let tier = query.tier ?? settings.options.tier
+        let key = PassportCache.Key(product: product, tier: tier, parts: query.parts)
+        let answer = { @Sendable (reads: PassportReads) in
+            let fields = PassportAnswer.fields(of: product, requestedTier: tier, reads: reads, texts: settings.texts)
+            self.publisher.answer(ServerAnswer.passport(id: requestID, fields), to: client)
+        }
+        if let reads = passportCache.reads(for: key, at: now()) { return answer(reads) }
+        let admitted = passportsInFlight.withLock { count in
+            guard count < Self.passportsInFlightLimit else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else {
+            let detail = "\(Self.passportsInFlightLimit) passport reads are under way; ask again in a moment"
+            return publisher.answer(ServerAnswer.error(.notAvailable, detail, id: requestID), to: client)
+        }
+        let api = api.withLock { $0 }
+        readThreads.run { [self] in
+            let reads = PassportReads.read(product, tier: tier, parts: query.parts, from: api)
+            if reads.isComplete { passportCache.keep(reads, for: key, at: now()) }
+            passportsInFlight.withLock { $0 -= 1 }
+            answer(reads)
+        }
     }
 
     // MARK: Configuration

@@ -10,6 +10,9 @@ final class StandInAPI: StationAPI {
     enum Reply: Sendable {
         case verification(ScanVerification)
         case passport(Passport)
+        case proof(ProofBundle)
+        case certificate(Certificate)
+        case history([HistoryEvent])
         case failure(SealTrustError)
     }
 
@@ -30,7 +33,8 @@ final class StandInAPI: StationAPI {
         (sent, sentContinuation) = AsyncStream.makeStream(of: String.self)
     }
 
-    /// `reply` answers every call that sends `key` (a chip URL, a serial, a GTIN); anything else is a 404.
+    /// `reply` answers every call that sends `key` (a chip URL, a serial, a GTIN; `proof:`, `certificate:` or
+    /// `history:` and the identifier or GTIN for those reads); anything else is a 404.
     func answer(_ key: String, with reply: Reply) {
         state.withLock { $0.replies[key] = reply }
     }
@@ -65,7 +69,7 @@ final class StandInAPI: StationAPI {
         switch reply(to: proof.url) {
         case .verification(let verification): answered(.success(verification))
         case .failure(let error): answered(.failure(error))
-        case .passport: answered(.failure(SealTrustError.decoding("a passport for a chip scan")))
+        default: answered(.failure(SealTrustError.decoding("another answer for a chip scan")))
         }
     }
 
@@ -81,7 +85,43 @@ final class StandInAPI: StationAPI {
         switch reply {
         case .passport(let passport): answered(.success(passport))
         case .failure(let error): answered(.failure(error))
-        case .verification: answered(.failure(SealTrustError.decoding("a verification for a passport read")))
+        default: answered(.failure(SealTrustError.decoding("another answer for a passport read")))
         }
+    }
+
+    func passportProof(identifier: String, answeredOnThisThread answered: (Result<ProofBundle, any Error>) -> Void) {
+        answerProof(reply(to: "proof:" + identifier), answered)
+    }
+
+    func referencePassportProof(gtin: String, answeredOnThisThread answered: (Result<ProofBundle, any Error>) -> Void) {
+        answerProof(reply(to: "proof:" + gtin), answered)
+    }
+
+    private func answerProof(_ reply: Reply, _ answered: (Result<ProofBundle, any Error>) -> Void) {
+        switch reply {
+        case .proof(let proof): answered(.success(proof))
+        case .failure(let error): answered(.failure(error))
+        default: answered(.failure(SealTrustError.decoding("another answer for a proof read")))
+        }
+    }
+
+    func certificate(identifier: String, answeredOnThisThread answered: (Result<Certificate, any Error>) -> Void) {
+        switch reply(to: "certificate:" + identifier) {
+        case .certificate(let certificate): answered(.success(certificate))
+        case .failure(let error): answered(.failure(error))
+        default: answered(.failure(SealTrustError.decoding("another answer for a certificate read")))
+        }
+    }
+
+    func history(identifier: String, answeredOnThisThread answered: (Result<[HistoryEvent], any Error>) -> Void) {
+        switch reply(to: "history:" + identifier) {
+        case .history(let events): answered(.success(events))
+        case .failure(let error): answered(.failure(error))
+        default: answered(.failure(SealTrustError.decoding("another answer for a history read")))
+        }
+    }
+
+    func certificatePDFURL(identifier: String) -> URL {
+        URL(string: "https://api.sealtrust.test/v1/certificate/\(identifier).pdf")!
     }
 }

@@ -1,0 +1,101 @@
+import JSONCore
+import SealTrustKit
+import StationWire
+
+/// The fields of a `passport` answer (socket-protocol.md, "What a product is"), in the seed's words and by its rules:
+/// anchoring `none` is no information, never "not anchored"; the tier served is the one shown; history is newest
+/// first and a kind this station does not know gets a sentence, not an error; each part that failed says so on its
+/// own and the others still come.
+enum PassportAnswer {
+    static func fields(of product: ProductSubject, requestedTier: AccessTier, reads: PassportReads, texts: ScreenTexts) -> [(String, JSON)] {
+        var fields: [(String, JSON)] = []
+        let passport = try? reads.passport?.get()
+        switch product {
+        case .item(let identifier):
+            fields.append(("identifier", .string(passport?.identifier ?? identifier)))
+            fields.append(("requested_tier", .string(requestedTier.rawValue)))
+        case .model(let gtin):
+            if let identifier = passport?.identifier { fields.append(("identifier", .string(identifier))) }
+            fields.append(("gtin", .string(passport?.gtin ?? gtin)))
+        }
+        if let passport {
+            if let tier = passport.accessTier { fields.append(("access_tier", .string(tier))) }
+            if let name = passport.productName { fields.append(("product_name", .string(name))) }
+            if let brand = passport.brand { fields.append(("brand", .string(brand))) }
+            if case .item = product, let gtin = passport.gtin { fields.append(("gtin", .string(gtin))) }
+            fields.append(("fields", .object(passport.fields.sorted { $0.key < $1.key })))
+        }
+        if let proof = reads.proof {
+            fields.append(("proof", part(proof, notRecorded: texts.proofNotPublished, texts: texts, proofFields(texts))))
+        }
+        if let certificate = reads.certificate {
+            fields.append(("certificate", part(certificate, notRecorded: texts.certificateNotIssued, texts: texts) { certificate in
+                var members: [(String, JSON)] = []
+                if let status = certificate.status { members.append(("status", .string(status))) }
+                if let issuedAt = certificate.issuedAt { members.append(("issued_at", .string(issuedAt))) }
+                if let url = reads.certificatePDFURL { members.append(("pdf_url", .string(url))) }
+                return .object(members + [("message", .string(texts.certificateText(status: certificate.status)))])
+            }))
+        }
+        if let history = reads.history {
+            fields.append(("history", part(history, notRecorded: texts.historyNotPublished, texts: texts) { events in
+                .array(events.map { event in
+                    var members: [(String, JSON)] = [("kind", .string(event.kind))]
+                    if let at = event.fields["at"] { members.append(("at", at)) }
+                    return .object(members + [("message", .string(texts.historyText(kind: event.kind)))])
+                })
+            }))
+        }
+        if case .failure(let failure) = reads.passport {
+            fields += failed(failure, notRecorded: texts.notFound, notOpen: texts.passportTierNotOpen,
+                             tooManyCalls: texts.tooManyCalls, unreadable: texts.failure)
+        } else if case .model = product {
+            fields.append(("message", .string(texts.productReferenceNotice)))
+        } else {
+            fields.append(("message", .string(texts.passportNotice)))
+        }
+        return fields
+    }
+
+    private static func proofFields(_ texts: ScreenTexts) -> (ProofBundle) -> JSON {
+        { proof in
+            var members: [(String, JSON)] = [("anchoring", .string(proof.anchoring.rawValue))]
+            if let chain = proof.anchoringChain { members.append(("chain", .string(chain))) }
+            if let hash = proof.anchoringTxHash { members.append(("tx_hash", .string(hash))) }
+            if let hash = proof.dataHash { members.append(("data_hash", .string(hash))) }
+            if let uri = proof.ipfsURI { members.append(("ipfs_uri", .string(uri))) }
+            if let credential = proof.credentialState { members.append(("credential", .string(credential))) }
+            return .object(members + [("message", .string(texts.anchoringText(for: proof.anchoring)))])
+        }
+    }
+
+    /// A part's object, or its failure in place of its fields.
+    private static func part<Value>(_ read: Result<Value, SealTrustError>, notRecorded: String, texts: ScreenTexts,
+                                    _ body: (Value) -> JSON) -> JSON {
+        switch read {
+        case .success(let value):
+            return body(value)
+        case .failure(let failure):
+            return .object(failed(failure, notRecorded: notRecorded, notOpen: texts.partNotOpen,
+                                  tooManyCalls: texts.partTooManyCalls, unreadable: texts.partUnreadable))
+        }
+    }
+
+    /// `outcome` (`not_found` for 404, `not_authorized` for 401 or 403, `too_many_calls`, else `failure`), the
+    /// contract's `error` when the API or the network gave one (not for the station's own limit), and the sentence.
+    private static func failed(_ failure: SealTrustError, notRecorded: String, notOpen: String, tooManyCalls: String,
+                               unreadable: String) -> [(String, JSON)] {
+        let outcome: String
+        let message: String
+        switch failure {
+        case .api(status: 404, _, _, _): (outcome, message) = ("not_found", notRecorded)
+        case .api(status: 401, _, _, _), .api(status: 403, _, _, _), .notAuthenticated: (outcome, message) = ("not_authorized", notOpen)
+        case .tooManyCalls, .api(status: 429, _, _, _): (outcome, message) = ("too_many_calls", tooManyCalls)
+        default: (outcome, message) = ("failure", unreadable)
+        }
+        var members: [(String, JSON)] = [("outcome", .string(outcome))]
+        if let report = APIErrorReport(failure) { members.append(("error", report.json)) }
+        if outcome == "too_many_calls", let wait = failure.retryAfterSeconds { members.append(("retry_after_s", .int(Int64(wait)))) }
+        return members + [("message", .string(message))]
+    }
+}
