@@ -27,12 +27,22 @@ import Testing
             ClientCommand(id: "a", action: .watch([.verdict, .source])), ClientCommand(action: .watch([])),
             ClientCommand(id: 5, action: .verify(raw: "https://x/c?a=\"b\"")), ClientCommand(action: .status),
             ClientCommand(id: "r", action: .replay(since: 1037)),
+            ClientCommand(id: 7, action: .passport(PassportQuery(subject: .scan(id: "s-1041")))),
+            ClientCommand(id: 8, action: .passport(PassportQuery(subject: .identifier("0x01"), tier: .repairer, parts: [.history, .proof]))),
+            ClientCommand(action: .passport(PassportQuery(subject: .gtin("03701234567890"), parts: [.passport]))),
         ]
         for command in commands {
             #expect(try ClientCommand.read(Array(command.json.encoded().utf8)) == command)
         }
         #expect(ClientCommand(id: "a", action: .watch([.verdict, .source])).json.encoded()
             == #"{"cmd":"watch","id":"a","events":["source","verdict"]}"#)
+    }
+
+    @Test func aPassportCommandWritesTheProtocolsFields() {
+        #expect(ClientCommand(id: 8, action: .passport(PassportQuery(subject: .identifier("0x01"), tier: .endUser, parts: [.history, .proof])))
+            .json.encoded() == #"{"cmd":"passport","id":8,"identifier":"0x01","tier":"end_user","parts":["proof","history"]}"#)
+        #expect(ClientCommand(action: .passport(PassportQuery(subject: .scan(id: "s-1")))).json.encoded()
+            == #"{"cmd":"passport","scan_id":"s-1"}"#, "every part is the default")
     }
 
     @Test(arguments: ["1.8e19", "1e300", "9223372036854775808", "18446744073709551616"])
@@ -46,6 +56,13 @@ import Testing
         (#"{"cmd":"watch","events":["nope"]}"#, ErrorCode.badArgs), (#"{"cmd":"fly"}"#, .unknownCommand),
         ("{", .badJSON), (#"{"cmd":"replay","since":-1}"#, .badArgs), (#"{"cmd":"verify"}"#, .badArgs),
         (#"[1]"#, .badJSON), (#"{"cmd":"status","id":[1]}"#, .badArgs), (#"{"cmd":"status","id":1e400}"#, .badArgs),
+        (#"{"cmd":"passport"}"#, .badArgs), (#"{"cmd":"passport","scan_id":"s","gtin":"03701234567890"}"#, .badArgs),
+        (#"{"cmd":"passport","scan_id":""}"#, .badArgs), (#"{"cmd":"passport","scan_id":7}"#, .badArgs),
+        (#"{"cmd":"passport","gtin":"0370123456789X"}"#, .badArgs), (#"{"cmd":"passport","gtin":"123"}"#, .badArgs),
+        (#"{"cmd":"passport","identifier":"0x1\u001b[2J"}"#, .badArgs), (#"{"cmd":"passport","identifier":"0x1","tier":"owner"}"#, .badArgs),
+        (#"{"cmd":"passport","gtin":"03701234567890","tier":"public"}"#, .badArgs),
+        (#"{"cmd":"passport","identifier":"0x1","parts":[]}"#, .badArgs), (#"{"cmd":"passport","identifier":"0x1","parts":["price"]}"#, .badArgs),
+        ("{\"cmd\":\"passport\",\"scan_id\":\"\(String(repeating: "s", count: 129))\"}", .badArgs),
     ])
     func aBadCommandIsRefusedWithTheProtocolsCode(_ line: String, _ code: ErrorCode) {
         #expect(throws: ClientCommand.Refusal.self) { try ClientCommand.read(Array(line.utf8)) }
@@ -72,7 +89,8 @@ import Testing
         for type in EventType.allCases {
             #expect(MessageType(name: type.rawValue) == .event(type) && MessageType.event(type).name == type.rawValue)
         }
-        #expect(MessageType(name: "passport") == .unknown("passport") && MessageType(name: "passport").name == "passport")
+        #expect(MessageType(of: ServerAnswer.passport(id: 7, [])) == .passport)
+        #expect(MessageType(name: "claim") == .unknown("claim") && MessageType(name: "claim").name == "claim")
         #expect(MessageType(of: .object([("type", 1)])) == nil && MessageType(of: .object([])) == nil)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JSONCore
 import ScanJournal
+import StationWire
 import Testing
 import VerdictSocket
 
@@ -71,6 +72,24 @@ import VerdictSocket
         #expect(othersVerdict["type"] == "verdict")
         #expect(othersVerdict["scan_id"] == scan["scan_id"])
         #expect(other.staysSilent())
+    }
+
+    @Test func aPassportAnswerGoesToItsClientAloneEvenAfterItsEndOfFile() throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.tearDown() }
+        try daemon.start()
+        let client = try TestClient(path: daemon.socketPath)
+        let other = try TestClient(path: daemon.socketPath)
+        try client.hello()
+        try other.hello()
+        client.send(#"{"cmd":"passport","id":9,"gtin":"03701234567890"}"# + "\n")
+        #expect(shutdown(client.descriptor, Int32(SHUT_WR)) == 0)
+        let answer = try client.readJSON()
+        #expect(answer["type"] == "passport" && answer["id"] == 9)
+        #expect(answer["asked"] == #"gtin("03701234567890")"#)
+        #expect(client.isClosedByServer(), "answered in full, then closed")
+        #expect(daemon.passportQueries.withLock { $0 } == [PassportQuery(subject: .gtin("03701234567890"))])
+        #expect(other.staysSilent(), "never journaled, never sent to another client")
     }
 
     @Test func statusCarriesTheDaemonsFieldsAndTheClientCount() throws {
