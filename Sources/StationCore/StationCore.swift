@@ -222,7 +222,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     }
 
     /// Reads what the product is on a thread of its own and answers `client` alone; nothing is journaled.
-    public func passport(_ query: PassportQuery, requestID: JSON, from client: ClientID) {
+    public func passport(_ query: PassportQuery, requestID: JSON, from client: ClientID) -> JSON? {
         let (product, settings) = station.withLock { station in
             let product: ProductSubject? = switch query.subject {
             case .scan(let scanID): station.product(ofScan: scanID)
@@ -233,13 +233,12 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         }
         guard let product else {
             let detail = "this scan_id is not among the last scans remembered, or its verdict names no product"
-            return publisher.answer(ServerAnswer.error(.notAvailable, detail, id: requestID), to: client)
+            return ServerAnswer.error(.notAvailable, detail, id: requestID)
         }
         let tier = query.tier ?? settings.options.tier
         let key = PassportCache.Key(product: product, tier: tier, parts: query.parts)
         let answer = { @Sendable (reads: PassportReads) in
-            let fields = PassportAnswer.fields(of: product, requestedTier: tier, reads: reads, texts: settings.texts)
-            self.publisher.answer(ServerAnswer.passport(id: requestID, fields), to: client)
+            ServerAnswer.passport(id: requestID, PassportAnswer.fields(of: product, requestedTier: tier, reads: reads, texts: settings.texts))
         }
         if let reads = passportCache.reads(for: key, at: now()) { return answer(reads) }
         let admitted = passportsInFlight.withLock { count in
@@ -249,15 +248,16 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         }
         guard admitted else {
             let detail = "\(Self.passportsInFlightLimit) passport reads are under way; ask again in a moment"
-            return publisher.answer(ServerAnswer.error(.notAvailable, detail, id: requestID), to: client)
+            return ServerAnswer.error(.notAvailable, detail, id: requestID)
         }
         let api = api.withLock { $0 }
         readThreads.run { [self] in
             let reads = PassportReads.read(product, tier: tier, parts: query.parts, from: api)
             if reads.isComplete { passportCache.keep(reads, for: key, at: now()) }
             passportsInFlight.withLock { $0 -= 1 }
-            answer(reads)
+            publisher.answer(answer(reads), to: client)
         }
+        return nil
     }
 
     // MARK: Configuration

@@ -300,8 +300,11 @@ final class ServerLoop {
         case .status:
             send(statusAnswer(id: command.id), to: client)
         case .passport(let query):
-            client.answersOwed += 1
-            delegate.passport(query, requestID: command.id, from: client.id)
+            if let answer = delegate.passport(query, requestID: command.id, from: client.id) {
+                send(answer, to: client)
+            } else {
+                client.answersOwed += 1
+            }
         case .replay(let since):
             do {
                 // Its batches come with the other replays' at the end of each turn (`continueReplays`).

@@ -10,7 +10,8 @@ public protocol VerdictServerDelegate: AnyObject, Sendable {
     func statusFields() -> [(String, JSON)]
     /// A client's `verify`: journal its `scan` and `verdict` (with `request_id`) and publish them with `requester: client`.
     func verify(raw: String, requestID: JSON?, from client: ClientID)
-    /// A client's `passport`: read what the product is, off the server's thread, and give the answer (or an `error`)
-    /// to `client` alone through `EventPublisher.answer`; `requestID` is the command's `id`.
-    func passport(_ query: PassportQuery, requestID: JSON, from client: ClientID)
+    /// A client's `passport` (`requestID`: the command's `id`): the answer at once when it needs no read (a scan not
+    /// remembered, an answer from memory), or nil, and then the answer (or an `error`) later, from another thread,
+    /// to `client` alone through `EventPublisher.answer`.
+    func passport(_ query: PassportQuery, requestID: JSON, from client: ClientID) -> JSON?
 }

@@ -42,6 +42,10 @@ struct Client {
         case .status:
             try connection.send(ClientCommand(id: requestID, action: .status))
             return try awaitStatus(connection)
+        case .passport(let query):
+            try connection.send(ClientCommand(action: .watch([])))
+            try connection.send(ClientCommand(id: requestID, action: .passport(query)))
+            return try awaitPassport(connection)
         case .help, .version:
             return ExitStatus.done
         }
@@ -163,6 +167,23 @@ struct Client {
         case .authentic: ExitStatus.done
         case .identified: ExitStatus.identified
         default: ExitStatus.otherOutcome
+        }
+    }
+
+    /// Exit 0 when the passport was read (a part that failed says so on its line), 1 when it was not.
+    private func awaitPassport(_ connection: DaemonConnection) throws(DaemonFailure) -> Int32 {
+        while true {
+            guard let received = try connection.readMessage(timeout: Client.verifyTimeout) else {
+                throw DaemonFailure(message: "no passport from the daemon within \(Int(Client.verifyTimeout)) s")
+            }
+            if isRefusal(received.message) { return refuse(received.message) }
+            guard MessageType(of: received.message) == .passport, received.message["id"] == requestID else { continue }
+            if invocation.json {
+                Output.line(received.line)
+            } else {
+                PassportFormatter.lines(for: received.message).map(TerminalText.escaped).forEach(Output.line)
+            }
+            return received.message["outcome"] == nil ? ExitStatus.done : ExitStatus.otherOutcome
         }
     }
 

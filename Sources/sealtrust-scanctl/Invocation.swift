@@ -1,3 +1,5 @@
+import StationWire
+
 /// What the command line asks for, per daemon.md.
 struct Invocation: Equatable {
     enum Action: Equatable {
@@ -5,6 +7,7 @@ struct Invocation: Equatable {
         case verify(String)
         case status
         case replay(since: UInt64)
+        case passport(PassportQuery)
         case help
         case version
     }
@@ -15,9 +18,11 @@ struct Invocation: Equatable {
                sealtrust-scanctl [--socket PATH] verify [--json] STRING
                sealtrust-scanctl [--socket PATH] status [--json]
                sealtrust-scanctl [--socket PATH] replay [--json] --since N [--no-follow]
+               sealtrust-scanctl [--socket PATH] passport [--json] [--tier TIER] SCAN_ID|IDENTIFIER|GTIN
                sealtrust-scanctl --version
-        exit status: 0 done (verify: authentic, no theft report); 4 verify gave identified (a printed code: no proof);
-          1 another outcome, a theft report or a refused command; 2 bad usage; 3 the daemon cannot be reached
+        exit status: 0 done (verify: authentic, no theft report; passport: read); 4 verify gave identified (a printed
+          code: no proof); 1 another outcome, a theft report, a passport not read or a refused command; 2 bad usage;
+          3 the daemon cannot be reached
         """
 
     var socketPath = defaultSocket
@@ -39,6 +44,7 @@ struct Invocation: Equatable {
         var reconnect = false
         var noFollow = false
         var since: UInt64?
+        var tier: AccessTier?
         var command: String?
         var operands: [String] = []
         var index = 0
@@ -49,7 +55,7 @@ struct Invocation: Equatable {
         }
         while index < arguments.count {
             let argument = arguments[index]
-            if command == "verify" && operands.isEmpty && !argument.hasPrefix("--") {
+            if (command == "verify" || command == "passport") && operands.isEmpty && !argument.hasPrefix("--") {
                 operands.append(argument)
             } else if argument == "--" && command == "verify" && operands.isEmpty {
                 index += 1
@@ -73,6 +79,13 @@ struct Invocation: Equatable {
                     throw UsageError(message: "--since needs a whole number of 0 or more, not \"\(text)\"")
                 }
                 since = number
+            } else if argument == "--tier" || argument.hasPrefix("--tier=") {
+                let text = argument == "--tier" ? try value(of: argument) : String(argument.dropFirst("--tier=".count))
+                guard let named = AccessTier(rawValue: text) else {
+                    let names = AccessTier.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw UsageError(message: "--tier is one of \(names), not \"\(text)\"")
+                }
+                tier = named
             } else if argument == "--help" || argument == "-h" {
                 return Invocation(socketPath: socketPath, action: .help)
             } else if argument.hasPrefix("-") {
@@ -85,6 +98,7 @@ struct Invocation: Equatable {
             index += 1
         }
         guard !socketPath.isEmpty else { throw UsageError(message: "--socket needs a path") }
+        guard tier == nil || command == "passport" else { throw UsageError(message: "--tier is for passport only") }
         let action: Action
         switch command {
         case "watch":
@@ -103,11 +117,30 @@ struct Invocation: Equatable {
             guard operands.isEmpty, !reconnect else { throw UsageError(message: "replay takes only --since N, --no-follow and --json") }
             guard let since else { throw UsageError(message: "replay needs --since N") }
             action = .replay(since: since)
+        case "passport":
+            guard operands.count == 1 else {
+                throw UsageError(message: operands.isEmpty ? "passport needs a scan id, an identifier or a GTIN" : "passport takes one of them")
+            }
+            guard since == nil, !reconnect, !noFollow else { throw UsageError(message: "passport takes only --tier and --json") }
+            let subject = subject(of: operands[0])
+            if case .gtin = subject, tier != nil { throw UsageError(message: "a GTIN reads a model's passport, which has no tier") }
+            action = .passport(PassportQuery(subject: subject, tier: tier))
         case nil:
-            throw UsageError(message: "a command is needed: watch, verify, status or replay")
+            throw UsageError(message: "a command is needed: watch, verify, status, replay or passport")
         case let other?:
             throw UsageError(message: "unknown command \"\(other)\"")
         }
         return Invocation(socketPath: socketPath, action: action, json: json, reconnect: reconnect, follow: !noFollow)
+    }
+
+    /// A scan id is the daemon's UUID; 8, 12, 13 or 14 digits are a GTIN; anything else is a passport identifier.
+    static func subject(of operand: String) -> PassportQuery.Subject {
+        let bytes = Array(operand.utf8)
+        let isDigit = { (byte: UInt8) in byte >= 0x30 && byte <= 0x39 }
+        if [8, 12, 13, 14].contains(bytes.count) && bytes.allSatisfy(isDigit) { return .gtin(operand) }
+        let isHex = { (byte: UInt8) in isDigit(byte) || (byte >= 0x61 && byte <= 0x66) }
+        let dashes = [8, 13, 18, 23]
+        let isScanID = bytes.count == 36 && bytes.indices.allSatisfy { dashes.contains($0) ? bytes[$0] == 0x2D : isHex(bytes[$0]) }
+        return isScanID ? .scan(id: operand) : .identifier(operand)
     }
 }

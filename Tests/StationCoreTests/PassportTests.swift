@@ -47,9 +47,9 @@ import VerdictSocket
         return api
     }
 
-    /// Asks the core and returns the answer the client alone gets.
+    /// Asks the core and returns the answer the client alone gets: at once, or later from a read's thread.
     func ask(_ rig: CoreRig, _ events: inout PublishedEvents, _ query: PassportQuery, id: String = "p") async throws -> JSON {
-        rig.core.passport(query, requestID: .string(id), from: client)
+        if let answer = rig.core.passport(query, requestID: .string(id), from: client) { return answer }
         return try await events.next { $0["id"] == .string(id) }
     }
 

@@ -75,11 +75,12 @@ final class FakeDaemon: VerdictServerDelegate {
     let passportQueries = Mutex<[PassportQuery]>([])
 
     /// Answers from another thread, as the daemon's reads do: the query's subject echoed as `asked`.
-    func passport(_ query: PassportQuery, requestID: JSON, from client: ClientID) {
+    func passport(_ query: PassportQuery, requestID: JSON, from client: ClientID) -> JSON? {
         passportQueries.withLock { $0.append(query) }
         DispatchQueue.global().async { [self] in
             server.answer(ServerAnswer.passport(id: requestID, [("asked", .string("\(query.subject)"))]), to: client)
         }
+        return nil
     }
 
     /// Journals and publishes one event, as the pipeline does.

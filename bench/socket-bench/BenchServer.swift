@@ -25,7 +25,9 @@ final class BenchServer: VerdictServerDelegate {
     func verify(raw: String, requestID: JSON?, from client: ClientID) {}
 
     /// The benchmark's clients ask for no product.
-    func passport(_ query: PassportQuery, requestID: JSON, from client: ClientID) {}
+    func passport(_ query: PassportQuery, requestID: JSON, from client: ClientID) -> JSON? {
+        ServerAnswer.error(.notAvailable, "the benchmark knows no product", id: requestID)
+    }
 
     static func run(socketPath: String, journalPath: String) {
         do {

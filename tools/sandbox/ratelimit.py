@@ -58,6 +58,8 @@ class RateLimiter:
             while hits and hits[0] <= now - self._window_s:
                 hits.popleft()
             if len(hits) >= self._limits[bucket]:
-                return max(1, math.ceil(hits[0] + self._window_s - now))
+                # A limit of 0 refuses every call, with no hit to count the wait from.
+                oldest = hits[0] if hits else now
+                return max(1, math.ceil(oldest + self._window_s - now))
             hits.append(now)
             return None

@@ -285,6 +285,11 @@ class AdminTests(SandboxTestCase):
         time.sleep(1.1)
         self.assertEqual(self.call("GET", "/history/SN-00042")[0], 200)
 
+    def test_a_limit_of_zero_refuses_every_call(self):
+        self.call("POST", "/_sandbox/limits", {"history": 0})
+        status, _, headers = self.call("GET", "/history/SN-00042")
+        self.assertEqual((status, headers["retry-after"]), (429, "60"))
+
     def test_the_default_verify_limit_is_30(self):
         for _ in range(30):
             self.assertEqual(self.verify("https://sealtrust.io/c?picc_data=x&cmac=y")[0], 400)
