@@ -23,6 +23,7 @@ public struct ScreenTexts: Sendable, Hashable {
     public var theftWarning: String
 
     public var anchored: String
+    /// Said calmly: anchoring is done by hand, and most products are never anchored.
     public var neverAnchored: String
     /// The one anchoring state worth raising; never to be read as "not anchored".
     public var modifiedAfterAnchoring: String
@@ -129,7 +130,7 @@ public struct ScreenTexts: Sendable, Hashable {
             + "A broken seal does not mean a counterfeit.",
         theftWarning: "Warning: a theft report is open for this product.",
         anchored: "Anchored on Base.",
-        neverAnchored: "Never anchored on Base.",
+        neverAnchored: "Never anchored on Base, like most products: this is normal.",
         modifiedAfterAnchoring: "Modified after anchoring: this passport no longer matches the version anchored on Base.",
         noAnchoringInformation: "No information about anchoring.",
         notSealTrust: "This code is not a SealTrust code.",
@@ -171,7 +172,7 @@ public struct ScreenTexts: Sendable, Hashable {
             + "Un scellé rompu ne signifie pas une contrefaçon.",
         theftWarning: "Attention\u{A0}: un signalement de vol est ouvert pour ce produit.",
         anchored: "Ancré sur Base.",
-        neverAnchored: "Jamais ancré sur Base.",
+        neverAnchored: "Jamais ancré sur Base, comme la plupart des produits\u{A0}: c'est normal.",
         modifiedAfterAnchoring: "Modifié après ancrage\u{A0}: ce passeport ne correspond plus à la version ancrée sur Base.",
         noAnchoringInformation: "Aucune information sur l'ancrage.",
         notSealTrust: "Ce code n'est pas un code SealTrust.",
