@@ -16,11 +16,15 @@ public struct HTTPRequest: Sendable {
     /// Whether a body follows the head (`Content-Length` other than 0, or `Transfer-Encoding`).
     public let hasBody: Bool
     public let lastEventID: String?
+    /// The query's `scan_id` argument, as it came (not percent-decoded).
+    public let scanID: String?
 }
 
-/// An answer: a whole document, or a stream of Server-Sent Events that stays open.
+/// An answer: a whole document, one that comes once the daemon has answered, or a stream of Server-Sent Events
+/// that stays open.
 public enum HTTPAnswer: Sendable {
     case document(status: Int, contentType: String, body: [UInt8])
+    case deferred(DeferredAnswer)
     case eventStream(EventStream)
 }
 
@@ -95,6 +99,12 @@ private func handleRequest(
     requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> MHD_Result {
     guard let context, let connection, let url, let method else { return .NO }
+    // Called again once a deferred answer resumed its connection.
+    if let pointer = requestContext?.pointee {
+        guard let deferred = Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue() as? DeferredAnswer,
+              let document = deferred.documentOrSuspend(connection) else { return .YES }
+        return queue(document.status, document.contentType, document.body, on: connection)
+    }
     let server = Unmanaged<HTTPServer.Context>.fromOpaque(context).takeUnretainedValue()
     let path = String(cString: url)
     let methodName = String(cString: method)
@@ -106,18 +116,19 @@ private func handleRequest(
         headerBytes: fieldBytes(connection, kind: .HEADER_KIND),
         hasBody: MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil
             || MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map { String(cString: $0) != "0" } ?? false,
-        lastEventID: MHD_lookup_connection_value(connection, .HEADER_KIND, "Last-Event-ID").map { String(cString: $0) }
+        lastEventID: MHD_lookup_connection_value(connection, .HEADER_KIND, "Last-Event-ID").map { String(cString: $0) },
+        scanID: MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, "scan_id").map { String(cString: $0) }
     )
     switch server.answer(request) {
     case .document(let status, let contentType, let body):
-        let response = body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        return queue(status, contentType, body, on: connection)
+    case .deferred(let deferred):
+        if let document = deferred.documentOrSuspend(connection) {
+            return queue(document.status, document.contentType, document.body, on: connection)
         }
-        guard let response else { return .NO }
-        defer { MHD_destroy_response(response) }
-        addCommonHeaders(response, contentType: contentType)
-        if status == 405 { MHD_add_response_header(response, "Allow", "GET, HEAD") }
-        return MHD_queue_response(connection, UInt32(status), response)
+        // The completion callback releases it.
+        requestContext?.pointee = Unmanaged.passRetained(deferred as AnyObject).toOpaque()
+        return .YES
     case .eventStream(let stream):
         server.connections.streamStarted(connection)
         stream.attach(connection)
@@ -131,9 +142,20 @@ private func handleRequest(
         addCommonHeaders(response, contentType: "text/event-stream; charset=utf-8")
         MHD_add_response_header(response, "X-Accel-Buffering", "no")
         // The completion callback learns which stream ended through the request's context.
-        requestContext?.pointee = Unmanaged.passRetained(stream).toOpaque()
+        requestContext?.pointee = Unmanaged.passRetained(stream as AnyObject).toOpaque()
         return MHD_queue_response(connection, UInt32(MHD_HTTP_OK), response)
     }
+}
+
+private func queue(_ status: Int, _ contentType: String, _ body: [UInt8], on connection: OpaquePointer) -> MHD_Result {
+    let response = body.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+    }
+    guard let response else { return .NO }
+    defer { MHD_destroy_response(response) }
+    addCommonHeaders(response, contentType: contentType)
+    if status == 405 { MHD_add_response_header(response, "Allow", "GET, HEAD") }
+    return MHD_queue_response(connection, UInt32(status), response)
 }
 
 private func addCommonHeaders(_ response: OpaquePointer, contentType: String) {
@@ -141,7 +163,7 @@ private func addCommonHeaders(_ response: OpaquePointer, contentType: String) {
     MHD_add_response_header(response, "Cache-Control", "no-store")
     MHD_add_response_header(response, "X-Content-Type-Options", "nosniff")
     MHD_add_response_header(response, "Content-Security-Policy",
-                            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'")
+                            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
     MHD_add_response_header(response, "Referrer-Policy", "no-referrer")
 }
 
@@ -165,7 +187,7 @@ private func requestCompleted(
     }
     guard let pointer = requestContext?.pointee else { return }
     requestContext?.pointee = nil
-    Unmanaged<EventStream>.fromOpaque(pointer).takeRetainedValue().connectionClosed()
+    (Unmanaged<AnyObject>.fromOpaque(pointer).takeRetainedValue() as? EventStream)?.connectionClosed()
 }
 
 /// Adds up the fields of one kind (headers, or the query's arguments) as they were on the wire.

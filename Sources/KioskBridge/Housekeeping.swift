@@ -1,15 +1,18 @@
 import Lifecycle
 
-/// Once a second: frees the streams whose clients left and closes the connections whose request is overdue;
+/// Once a second: frees the streams whose clients left, closes the connections whose request is overdue, and answers
+/// the product questions the daemon left unanswered too long;
 /// every 15 s, a comment on every stream so that proxies keep it open.
 public struct Housekeeping: Service {
     let hub: EventHub
     let server: HTTPServer
+    let desk: PassportDesk
     static let keepAliveEvery = 15
 
     public var name: String { "housekeeping" }
 
-    public init(hub: EventHub, server: HTTPServer) {
+    public init(hub: EventHub, server: HTTPServer, desk: PassportDesk) {
+        self.desk = desk
         self.hub = hub
         self.server = server
     }
@@ -20,6 +23,7 @@ public struct Housekeeping: Service {
             try? await Task.sleep(for: .seconds(1))
             hub.sweep()
             server.closeSlowRequests()
+            desk.expire()
             ticks += 1
             if ticks % Self.keepAliveEvery == 0 { hub.keepAlive() }
         }

@@ -50,6 +50,26 @@ public enum KioskPage {
     @keyframes pulse { 50% { opacity: 0.35; } }
     @media (prefers-reduced-motion: reduce) { body[data-tone="alert"] #icon { animation: none; } }
     #hint { font-size: min(2.4vw, 3.8vh); opacity: 0.85; }
+    body[data-panel="shown"] main { max-height: 100vh; overflow: hidden; }
+    body[data-panel="shown"] #verdict > * { margin-bottom: 1.2vh; }
+    body[data-panel="shown"] #icon { font-size: min(9vh, 6rem); }
+    body[data-panel="shown"] #message { font-size: min(3.4vw, 5.2vh); }
+    body[data-panel="shown"] #hint { display: none; }
+    #passport { margin: 1.5vh auto 0; width: 90vw; padding: 1.6vh 2vw; border-radius: 0.5em; background: rgba(0, 0, 0, 0.32);
+                text-align: left; display: grid; grid-template-columns: 1fr auto; gap: 0.8vh 3vw; font-size: min(2.2vw, 3.5vh);
+                line-height: 1.25; }
+    #passport[hidden] { display: none; }
+    #passport p, #passport ol { margin: 0; }
+    #pp-product { grid-column: 1 / -1; font-size: 1.35em; font-weight: 700; }
+    #pp-facts { display: grid; gap: 0.8vh; align-content: start; }
+    #pp-anchoring[data-anchoring="modified_after_anchoring"] { background: var(--text); color: var(--alert); font-weight: 800;
+                                                               padding: 0.2em 0.5em; border-radius: 0.3em; }
+    #pp-history { padding-left: 1.2em; }
+    #pp-history li { margin-bottom: 0.3vh; }
+    #pp-history .when { opacity: 0.8; margin-right: 0.6em; font-variant-numeric: tabular-nums; }
+    #pp-certificate { display: grid; justify-items: center; gap: 0.6vh; max-width: 24vw; text-align: center; }
+    #pp-code { width: min(24vh, 18vw); height: auto; background: #fff; padding: 0.4vh; border-radius: 0.2em; }
+    #pp-code[hidden], #pp-certificate [hidden] { display: none; }
     </style>
     </head>
     <body data-tone="idle">
@@ -63,6 +83,19 @@ public enum KioskPage {
     <p id="area" class="part" hidden></p>
     <p id="hint"></p>
     </div>
+    <section id="passport" hidden data-scan="" aria-live="polite">
+    <p id="pp-product"></p>
+    <div id="pp-facts">
+    <p id="pp-tier"></p>
+    <p id="pp-anchoring" data-part="proof" data-anchoring=""></p>
+    <ol id="pp-history" data-part="history"></ol>
+    </div>
+    <div id="pp-certificate" data-part="certificate">
+    <img id="pp-code" alt="" hidden>
+    <p id="pp-certificate-status"></p>
+    <p id="pp-certificate-hint" hidden></p>
+    </div>
+    </section>
     </main>
     <script>
     "use strict";
@@ -73,14 +106,20 @@ public enum KioskPage {
           offline: "Station offline", offlineHint: "The station will be back in a moment.",
           sealIntact: "Seal intact: never opened", sealOpened: "Seal opened",
           sealOpenedDegraded: "Seal opened: the brand lowers the trust shown",
-          theft: "Reported stolen", scanArea: "Scanned near ", readErrorHint: "Try again"
+          theft: "Reported stolen", scanArea: "Scanned near ", readErrorHint: "Try again",
+          tierServed: "Passport shown at the level: ", certificateHint: "Scan this code to keep the certificate on your phone.",
+          certificateCode: "QR code of the certificate of authenticity",
+          tiers: { public: "public", end_user: "owner", repairer: "repairer", recycler: "recycler", upstream: "supply chain", authority: "authority" }
         },
         fr: {
           idle: "Présentez une étiquette ou un code", idleHint: "Approchez-le du lecteur ou de la caméra",
           offline: "Station hors ligne", offlineHint: "La station revient dans un instant.",
           sealIntact: "Scellé intact : jamais ouvert", sealOpened: "Scellé ouvert",
           sealOpenedDegraded: "Scellé ouvert : la marque réduit la confiance affichée",
-          theft: "Signalé volé", scanArea: "Scanné près de ", readErrorHint: "Réessayez"
+          theft: "Signalé volé", scanArea: "Scanné près de ", readErrorHint: "Réessayez",
+          tierServed: "Passeport affiché au niveau : ", certificateHint: "Scannez ce code pour garder le certificat sur votre téléphone.",
+          certificateCode: "Code QR du certificat d'authenticité",
+          tiers: { public: "public", end_user: "propriétaire", repairer: "réparateur", recycler: "recycleur", upstream: "chaîne d'approvisionnement", authority: "autorité" }
         }
       };
       const ICONS = { idle: "\u25EF", good: "\u2713", alert: "!", neutral: "i", unavailable: "\u21BB", offline: "\u2715" };
@@ -112,6 +151,7 @@ public enum KioskPage {
 
       function show(tone, outcome, message, parts) {
         clearTimeout(idleTimer);
+        hidePassport();
         document.body.dataset.tone = tone;
         verdict.dataset.outcome = outcome;
         verdict.dataset.seal = parts.seal || "none";
@@ -184,6 +224,92 @@ public enum KioskPage {
           sealText: status === "intact" ? words.sealIntact : degraded ? words.sealOpenedDegraded : status === "opened" ? words.sealOpened : "",
           holdMs: holdFor(holdMs)
         });
+        // The product, under `authentic` without a theft report and under `identified` only: never under an alert.
+        const scanID = clean(v.scan_id, 128);
+        if (scanID !== "" && ((outcome === "authentic" && v.theft_reported === false) || outcome === "identified")) loadPassport(scanID, 0);
+      }
+
+      const passport = byId("passport");
+      // The scan whose product the panel is for; "" when none is wanted.
+      let wantedScan = "";
+
+      function hidePassport() {
+        wantedScan = "";
+        passport.hidden = true;
+        passport.dataset.scan = "";
+        delete document.body.dataset.panel;
+        byId("pp-code").removeAttribute("src");
+      }
+
+      function loadPassport(scanID, attempt) {
+        wantedScan = scanID;
+        fetch("/passport?scan_id=" + encodeURIComponent(scanID), { cache: "no-store" }).then(function (response) {
+          // The daemon busy or slow: asked again while the verdict is on the screen.
+          if ((response.status === 503 || response.status === 504) && attempt < 3) {
+            setTimeout(function () { if (wantedScan === scanID) loadPassport(scanID, attempt + 1); }, 1500);
+            return null;
+          }
+          return response.ok ? response.json() : null;
+        }).then(function (answer) {
+          if (answer && typeof answer === "object" && wantedScan === scanID) showPassport(scanID, answer);
+        }).catch(function () {});
+      }
+
+      // One line for a part: its sentence from the daemon, nothing else when it failed.
+      function sentence(node, value) {
+        node.textContent = value && typeof value === "object" ? clean(value.message, 300) : "";
+        node.hidden = node.textContent === "";
+      }
+
+      function showPassport(scanID, p) {
+        const failed = typeof p.outcome === "string";
+        const name = [clean(p.product_name, 120), clean(p.brand, 80)].filter((text) => text !== "").join(" \u2014 ");
+        const model = p.fields && typeof p.fields === "object" ? clean(p.fields.model, 80) : "";
+        byId("pp-product").textContent = failed ? clean(p.message, 300)
+          : model !== "" && model !== clean(p.product_name, 120) ? name + " \u00b7 " + model : name;
+        const tier = clean(p.access_tier, 40);
+        const tierNode = byId("pp-tier");
+        tierNode.textContent = tier !== "" && !failed ? words.tierServed + (Object.hasOwn(words.tiers, tier) ? words.tiers[tier] : tier) : "";
+        tierNode.hidden = tierNode.textContent === "";
+        const proof = p.proof && typeof p.proof === "object" ? p.proof : null;
+        const anchoring = byId("pp-anchoring");
+        sentence(anchoring, proof);
+        anchoring.dataset.anchoring = proof && typeof proof.outcome !== "string" ? clean(proof.anchoring, 40) : proof ? "unavailable" : "";
+        const certificate = p.certificate && typeof p.certificate === "object" ? p.certificate : null;
+        const readable = certificate !== null && typeof certificate.outcome !== "string" && typeof certificate.pdf_url === "string";
+        sentence(byId("pp-certificate-status"), certificate);
+        const code = byId("pp-code");
+        code.alt = words.certificateCode;
+        if (readable) code.src = "/certificate.svg?scan_id=" + encodeURIComponent(scanID); else code.removeAttribute("src");
+        code.hidden = !readable;
+        byId("pp-certificate-hint").textContent = words.certificateHint;
+        byId("pp-certificate-hint").hidden = !readable;
+        byId("pp-certificate").hidden = certificate === null;
+        const list = byId("pp-history");
+        list.replaceChildren();
+        if (Array.isArray(p.history)) {
+          for (const entry of p.history.slice(0, 5)) {
+            if (!entry || typeof entry !== "object") continue;
+            const item = document.createElement("li");
+            const when = document.createElement("span");
+            when.className = "when";
+            when.textContent = clean(entry.at, 40).slice(0, 10);
+            item.append(when, clean(entry.message, 200));
+            item.dataset.kind = clean(entry.kind, 60);
+            list.append(item);
+          }
+        } else if (p.history && typeof p.history === "object") {
+          const item = document.createElement("li");
+          item.textContent = clean(p.history.message, 300);
+          list.append(item);
+        }
+        list.hidden = list.childElementCount === 0;
+        passport.dataset.scan = scanID;
+        passport.hidden = false;
+        document.body.dataset.panel = "shown";
+        document.dispatchEvent(new CustomEvent("kiosk:passport", {
+          detail: { scanID: scanID, at: performance.timeOrigin + performance.now() }
+        }));
       }
 
       function onReadError(event) {

@@ -8,17 +8,19 @@ public struct KioskRoutes: Sendable {
     let hosts: AllowedHosts
     let hub: EventHub
     let station: StationState
+    let desk: PassportDesk
     /// Starts the replay of a stream that resumes from a `Last-Event-ID`.
     let resume: @Sendable (EventStream) -> Void
 
     public init(holdSeconds: Int, theme: KioskTheme = .standard, hosts: AllowedHosts, hub: EventHub, station: StationState,
-                resume: @escaping @Sendable (EventStream) -> Void) {
+                desk: PassportDesk, resume: @escaping @Sendable (EventStream) -> Void) {
         pages = Dictionary(uniqueKeysWithValues: KioskLanguage.allCases.map {
             ($0, Array(KioskPage.document(language: $0, holdSeconds: holdSeconds, theme: theme).utf8))
         })
         self.hosts = hosts
         self.hub = hub
         self.station = station
+        self.desk = desk
         self.resume = resume
     }
 
@@ -41,6 +43,11 @@ public struct KioskRoutes: Sendable {
             return .eventStream(stream)
         case "/metrics":
             return .document(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(station.metrics().utf8))
+        case "/passport", "/certificate.svg":
+            guard let scanID = request.scanID, Self.isScanID(scanID) else {
+                return Self.plain(400, "scan_id: 1 to 128 letters, digits, '-', '.', '_' or '~'\n")
+            }
+            return desk.answer(scanID: scanID, render: request.path == "/passport" ? ProductDocuments.passport : ProductDocuments.certificateCode)
         case "/healthz":
             let (status, body) = station.health()
             return .document(status: status, contentType: "application/json", body: Array((body + "\n").utf8))
@@ -53,6 +60,13 @@ public struct KioskRoutes: Sendable {
     static func seq(_ text: String) -> UInt64? {
         guard !text.isEmpty, text.utf8.count <= 20, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
         return UInt64(text)
+    }
+
+    /// A daemon's scan id is a UUID; nothing else is passed on to it.
+    static func isScanID(_ text: String) -> Bool {
+        (1...128).contains(text.utf8.count) && text.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || "-._~".utf8.contains(byte)
+        }
     }
 
     private static func plain(_ status: Int, _ text: String) -> HTTPAnswer {

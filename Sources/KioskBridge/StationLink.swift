@@ -9,6 +9,7 @@ public struct StationLink: Service {
     let socketPath: String
     let hub: EventHub
     let station: StationState
+    let desk: PassportDesk
     let log: Logger
     /// How long the page shows a verdict (`--hold`).
     let hold: Duration
@@ -17,7 +18,9 @@ public struct StationLink: Service {
     static let askStatus = ClientCommand(id: "kiosk-status", action: .status)
     static let statusInterval = Duration.seconds(5)
 
-    public init(socketPath: String, hub: EventHub, station: StationState, log: Logger, hold: Duration, fixedLanguage: KioskLanguage?) {
+    public init(socketPath: String, hub: EventHub, station: StationState, desk: PassportDesk, log: Logger, hold: Duration,
+                fixedLanguage: KioskLanguage?) {
+        self.desk = desk
         self.socketPath = socketPath
         self.hold = hold
         self.fixedLanguage = fixedLanguage
@@ -80,6 +83,7 @@ public struct StationLink: Service {
                 station.greeted(sources: hello.message.json["sources"])
                 station.setReachable(true)
                 hub.setOnline(true, language: fixedLanguage ?? hello.message.json["lang"]?.stringValue.flatMap(KioskLanguage.init(rawValue:)))
+                desk.connected { command in (try? feed.send(command)) != nil }
                 try? feed.send(Self.askStatus)
             case .event(let event):
                 guard let seq = event.seq else { continue }
@@ -88,9 +92,14 @@ public struct StationLink: Service {
                 hub.publish(seq: seq, frame: EventFrame.journaled(seq: seq, type: event.type.name, line: event.line),
                             screen: ScreenChange.of(event.type, hold: hold))
                 station.record(event: event.json)
+                // The page asks for the product as soon as it shows the verdict: the question is out already.
+                if event.type == .event(.verdict), PassportDesk.showsProduct(event.json), let scanID = event.json["scan_id"]?.stringValue {
+                    desk.prefetch(scanID: scanID)
+                }
                 if event.type != .event(.scan) { try? feed.send(Self.askStatus) }
             case .answer(let answer):
                 if answer.type == .status { station.record(status: answer.json) }
+                desk.received(answer.json)
             case .lost(let range):
                 log.warning("events \(range.lowerBound) to \(range.upperBound) were removed from the daemon's journal before they were read")
             case .journalBehind(_, let newest):
@@ -106,6 +115,7 @@ public struct StationLink: Service {
     }
 
     private func offline(because error: any Error) {
+        desk.disconnected()
         if station.setReachable(false) {
             log.warning("the daemon is unreachable: \(printable(String(describing: error)))")
         }

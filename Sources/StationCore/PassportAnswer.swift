@@ -57,6 +57,11 @@ enum PassportAnswer {
         return fields
     }
 
+    /// The answer when the station already reads as many passports as it allows: nothing was sent.
+    static func busy(retryAfterSeconds: Int, texts: ScreenTexts) -> [(String, JSON)] {
+        [("outcome", "too_many_calls"), ("retry_after_s", .int(Int64(retryAfterSeconds))), ("message", .string(texts.tooManyCalls))]
+    }
+
     private static func proofFields(_ texts: ScreenTexts) -> (ProofBundle) -> JSON {
         { proof in
             var members: [(String, JSON)] = [("anchoring", .string(proof.anchoring.rawValue))]

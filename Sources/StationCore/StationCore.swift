@@ -247,8 +247,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
             return true
         }
         guard admitted else {
-            let detail = "\(Self.passportsInFlightLimit) passport reads are under way; ask again in a moment"
-            return ServerAnswer.error(.notAvailable, detail, id: requestID)
+            return ServerAnswer.passport(id: requestID, PassportAnswer.busy(retryAfterSeconds: 1, texts: settings.texts))
         }
         let api = api.withLock { $0 }
         readThreads.run { [self] in

@@ -33,9 +33,10 @@ do {
 
 let hub = EventHub(language: options.language ?? .en)
 let station = StationState(version: ProductVersion.current)
+let desk = PassportDesk()
 let resumer = StreamResumer(socketPath: options.socketPath, hub: hub, log: log)
 let routes = KioskRoutes(holdSeconds: options.holdSeconds, theme: options.theme,
-                         hosts: options.allowedHosts, hub: hub, station: station, resume: { resumer.resume($0) })
+                         hosts: options.allowedHosts, hub: hub, station: station, desk: desk, resume: { resumer.resume($0) })
 let server: HTTPServer
 let listening: ListeningSocket
 do {
@@ -53,8 +54,9 @@ log.info("serving the kiosk page on http://\(options.listen.with(port: listening
 
 // SIGTERM and SIGINT stop the services and end the process with 0: nothing is kept on disk, and browsers reconnect.
 let services: [any Service] = [
-    StationLink(socketPath: options.socketPath, hub: hub, station: station, log: log, hold: .seconds(options.holdSeconds),
-                fixedLanguage: options.language), resumer, Housekeeping(hub: hub, server: server),
+    StationLink(socketPath: options.socketPath, hub: hub, station: station, desk: desk, log: log,
+                hold: .seconds(options.holdSeconds), fixedLanguage: options.language),
+    resumer, Housekeeping(hub: hub, server: server, desk: desk),
 ]
 let group = ServiceGroup(
     services: services, stopDeadline: .seconds(2), notifier: SystemdNotifier.fromEnvironment(),

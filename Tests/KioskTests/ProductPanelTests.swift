@@ -1,0 +1,111 @@
+import Foundation
+import JSONCore
+import KioskHarness
+import QRScanner
+import StationClient
+import StationWire
+import Testing
+import TestSupport
+
+/// The product panel in headless Chromium, fed by the real daemon reading the sandbox: what a buyer sees of the
+/// product behind a verdict, and never under an alert.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct ProductPanelTests {
+    /// The sentences a test checks, per language: the page's own words and the daemon's.
+    static let words: [String: [String: String]] = [
+        "en": ["tier": "Passport shown at the level: ", "hint": "Scan this code to keep the certificate on your phone.",
+               "none": "No information about anchoring.", "valid": "Certificate of authenticity: valid.",
+               "printed": "Printed code: it names the item but does not prove that the object in hand is genuine."],
+        "fr": ["tier": "Passeport affiché au niveau : ", "hint": "Scannez ce code pour garder le certificat sur votre téléphone.",
+               "none": "Aucune information sur l'ancrage.", "valid": "Certificat d'authenticité\u{A0}: valide.",
+               "printed": "Code imprimé\u{A0}: il désigne l'article mais ne prouve pas que l'objet en main est authentique."],
+    ]
+
+    @Test(arguments: ["en", "fr"])
+    func thePanelShowsTheProductUnderAuthenticAndIdentifiedOnly(language: String) async throws {
+        let words = try #require(Self.words[language])
+        let rig = try StationRig(language: language, hold: 60)
+        let browser = try Chromium()
+        let page = try await browser.open(rig.pageURL)
+        _ = try await page.waitForOutcome("idle")
+        try await page.recordProductPanels()
+        let station = try await rig.connect()
+        defer { station.close() }
+        let output = testOutputDirectory()
+
+        // An authentic chip: the product, the tier served, the anchoring line, the certificate with its code, history.
+        let authentic = try mintChipURL("authentic", counter: 40)
+        let (_, genuine) = try await verify(authentic, on: station, id: "genuine")
+        let genuineScan = try #require(genuine["scan_id"]?.stringValue)
+        var panel = try await page.waitForProductPanel(scanID: genuineScan)
+        try await page.screenshot(to: output + "/\(language)-panel-authentic.png")
+        let answer = try await passport(of: genuineScan, on: station)
+        #expect(panel.product.hasPrefix(answer["product_name"]?.stringValue ?? "?"), "\(panel)")
+        #expect(panel.tier.hasPrefix(words["tier"]!), "\(panel)")
+        #expect(panel.anchoring == answer["proof"]?["anchoring"]?.stringValue && panel.anchoringText == answer["proof"]?["message"]?.stringValue)
+        #expect(panel.certificate == words["valid"] && panel.certificateHint == words["hint"] && panel.hasCode, "\(panel)")
+        let history = answer["history"]?.arrayValue ?? []
+        #expect(panel.history.count == min(5, history.count) && !panel.history.isEmpty, "\(panel)")
+        #expect(panel.history.first?.hasSuffix(history.first?["message"]?.stringValue ?? "?") == true, "newest first: \(panel)")
+
+        // The certificate's code, as the page draws it, reads back as the pdf_url.
+        let side = 480
+        let pixels = try await page.certificateCodePixels(side: side)
+        let payloads = pixels.withUnsafeBufferPointer { QRFrameDecoder().decode(luma: $0, width: side, height: side) }
+        let pdfURL = try #require(answer["certificate"]?["pdf_url"]?.stringValue)
+        #expect(payloads == [Array(pdfURL.utf8)])
+
+        // A printed code: the panel, and the verdict's sentence that a printed code proves nothing stays.
+        for (serial, state) in [("SN-00044", "modified_after_anchoring"), ("SN-00045", "none"), ("SN-00043", "never_anchored")] {
+            let (_, verdict) = try await verify("https://sealtrust.io/p/\(serial)", on: station, id: serial)
+            let scanID = try #require(verdict["scan_id"]?.stringValue)
+            panel = try await page.waitForProductPanel(scanID: scanID)
+            try await page.screenshot(to: output + "/\(language)-panel-identified-\(state).png")
+            let screen = try await page.screen()
+            #expect(screen.outcome == "identified" && screen.message == words["printed"], "\(screen)")
+            #expect(panel.anchoring == state, "\(serial): \(panel)")
+            if state == "none" { #expect(panel.anchoringText == words["none"], "\(panel)") }
+            #expect(!panel.pageText.lowercased().contains("not anchored") && !panel.pageText.lowercased().contains("non ancré"))
+        }
+
+        // Alerts: no panel at all, at once and later.
+        let tampered = String(try mintChipURL("spare-a", counter: 40).dropLast()) + "0"
+        var alertScans: [String] = []
+        for (name, raw) in [("replay", authentic), ("invalid-signature", tampered), ("theft", try mintChipURL("stolen", counter: 40))] {
+            let (_, verdict) = try await verify(raw, on: station, id: name)
+            let seq = try #require(verdict["seq"]?.integerValue)
+            let screen = try await page.waitForSeq(seq)
+            panel = try await page.productPanel()
+            try await page.screenshot(to: output + "/\(language)-panel-absent-\(name).png")
+            #expect(screen.tone == "alert" && !panel.shown, "\(name): \(screen) \(panel)")
+            alertScans.append(try #require(verdict["scan_id"]?.stringValue))
+        }
+        // A last printed code's panel marks the end: any panel asked before it has come by then.
+        let (_, last) = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "last")
+        let lastScan = try #require(last["scan_id"]?.stringValue)
+        _ = try await page.waitForProductPanel(scanID: lastScan)
+        let shown = try await page.productPanelsShown()
+        #expect(shown.last == lastScan && alertScans.allSatisfy { !shown.contains($0) }, "\(shown)")
+    }
+
+    @Test func aPageOpenedAfterTheVerdictShowsItsProduct() async throws {
+        let rig = try StationRig(hold: 60)
+        let station = try await rig.connect()
+        defer { station.close() }
+        let (_, verdict) = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "before")
+        let scanID = try #require(verdict["scan_id"]?.stringValue)
+        let browser = try Chromium()
+        let page = try await browser.open(rig.pageURL)
+        let panel = try await page.waitForProductPanel(scanID: scanID)
+        #expect(panel.product.hasPrefix("Chronograph 42") && panel.hasCode, "\(panel)")
+    }
+
+    /// The daemon's own `passport` answer for a scan, to hold the page to.
+    private func passport(of scanID: String, on station: StationConnection) async throws -> JSON {
+        try station.send(ClientCommand(id: "check", action: .passport(PassportQuery(subject: .scan(id: scanID)))))
+        while let message = await station.next() {
+            if message.json["id"] == "check" { return message.json }
+        }
+        throw BrowserError("no passport answer for \(scanID)")
+    }
+}
