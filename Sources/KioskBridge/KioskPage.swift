@@ -54,12 +54,13 @@ public enum KioskPage {
     body[data-panel="shown"] #verdict > * { margin-bottom: 1.2vh; }
     body[data-panel="shown"] #icon { font-size: min(9vh, 6rem); }
     body[data-panel="shown"] #message { font-size: min(3.4vw, 5.2vh); }
-    body[data-panel="shown"] #hint { display: none; }
+    body[data-panel="shown"] #hint, body[data-panel="shown"] #product { display: none; }
     #passport { margin: 1.5vh auto 0; width: 90vw; padding: 1.6vh 2vw; border-radius: 0.5em; background: rgba(0, 0, 0, 0.32);
                 text-align: left; display: grid; grid-template-columns: 1fr auto; gap: 0.8vh 3vw; font-size: min(2.2vw, 3.5vh);
                 line-height: 1.25; }
     #passport[hidden] { display: none; }
     #passport p, #passport ol { margin: 0; }
+    #pp-about { grid-column: 1 / -1; font-style: italic; }
     #pp-product { grid-column: 1 / -1; font-size: 1.35em; font-weight: 700; }
     #pp-facts { display: grid; gap: 0.8vh; align-content: start; }
     #pp-anchoring[data-anchoring="modified_after_anchoring"] { background: var(--text); color: var(--alert); font-weight: 800;
@@ -84,6 +85,7 @@ public enum KioskPage {
     <p id="hint"></p>
     </div>
     <section id="passport" hidden data-scan="" aria-live="polite">
+    <p id="pp-about" hidden></p>
     <p id="pp-product"></p>
     <div id="pp-facts">
     <p id="pp-tier"></p>
@@ -109,6 +111,7 @@ public enum KioskPage {
           theft: "Reported stolen", scanArea: "Scanned near ", readErrorHint: "Try again",
           tierServed: "Passport shown at the level: ", certificateHint: "Scan this code to keep the certificate on your phone.",
           certificateCode: "QR code of the certificate of authenticity",
+          aboutNamedItem: "What the brand recorded about the item this code names, not about the object in hand:",
           tiers: { public: "public", end_user: "owner", repairer: "repairer", recycler: "recycler", upstream: "supply chain", authority: "authority" }
         },
         fr: {
@@ -117,8 +120,9 @@ public enum KioskPage {
           sealIntact: "Scellé intact : jamais ouvert", sealOpened: "Scellé ouvert",
           sealOpenedDegraded: "Scellé ouvert : la marque réduit la confiance affichée",
           theft: "Signalé volé", scanArea: "Scanné près de ", readErrorHint: "Réessayez",
-          tierServed: "Passeport affiché au niveau : ", certificateHint: "Scannez ce code pour garder le certificat sur votre téléphone.",
+          tierServed: "Passeport affiché au niveau\u00a0: ", certificateHint: "Scannez ce code pour garder le certificat sur votre téléphone.",
           certificateCode: "Code QR du certificat d'authenticité",
+          aboutNamedItem: "Ce que la marque a enregistré sur l'article que ce code désigne, pas sur l'objet en main\u00a0:",
           tiers: { public: "public", end_user: "propriétaire", repairer: "réparateur", recycler: "recycleur", upstream: "chaîne d'approvisionnement", authority: "autorité" }
         }
       };
@@ -226,7 +230,10 @@ public enum KioskPage {
         });
         // The product, under `authentic` without a theft report and under `identified` only: never under an alert.
         const scanID = clean(v.scan_id, 128);
-        if (scanID !== "" && ((outcome === "authentic" && v.theft_reported === false) || outcome === "identified")) loadPassport(scanID, 0);
+        if (scanID !== "" && ((outcome === "authentic" && v.theft_reported === false) || outcome === "identified")) {
+          passport.dataset.verdict = outcome;
+          loadPassport(scanID, 0);
+        }
       }
 
       const passport = byId("passport");
@@ -263,6 +270,10 @@ public enum KioskPage {
 
       function showPassport(scanID, p) {
         const failed = typeof p.outcome === "string";
+        // A printed code names an item; a buyer must not take its record for proof about the object in hand.
+        const about = byId("pp-about");
+        about.textContent = passport.dataset.verdict === "identified" ? words.aboutNamedItem : "";
+        about.hidden = about.textContent === "";
         const name = [clean(p.product_name, 120), clean(p.brand, 80)].filter((text) => text !== "").join(" \u2014 ");
         const model = p.fields && typeof p.fields === "object" ? clean(p.fields.model, 80) : "";
         byId("pp-product").textContent = failed ? clean(p.message, 300)

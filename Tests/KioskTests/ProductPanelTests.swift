@@ -15,10 +15,12 @@ struct ProductPanelTests {
     static let words: [String: [String: String]] = [
         "en": ["tier": "Passport shown at the level: ", "hint": "Scan this code to keep the certificate on your phone.",
                "none": "No information about anchoring.", "valid": "Certificate of authenticity: valid.",
-               "printed": "Printed code: it names the item but does not prove that the object in hand is genuine."],
-        "fr": ["tier": "Passeport affiché au niveau : ", "hint": "Scannez ce code pour garder le certificat sur votre téléphone.",
+               "printed": "Printed code: it names the item but does not prove that the object in hand is genuine.",
+               "about": "What the brand recorded about the item this code names, not about the object in hand:"],
+        "fr": ["tier": "Passeport affiché au niveau\u{A0}: ", "hint": "Scannez ce code pour garder le certificat sur votre téléphone.",
                "none": "Aucune information sur l'ancrage.", "valid": "Certificat d'authenticité\u{A0}: valide.",
-               "printed": "Code imprimé\u{A0}: il désigne l'article mais ne prouve pas que l'objet en main est authentique."],
+               "printed": "Code imprimé\u{A0}: il désigne l'article mais ne prouve pas que l'objet en main est authentique.",
+               "about": "Ce que la marque a enregistré sur l'article que ce code désigne, pas sur l'objet en main\u{A0}:"],
     ]
 
     @Test(arguments: ["en", "fr"])
@@ -44,6 +46,7 @@ struct ProductPanelTests {
         #expect(panel.tier.hasPrefix(words["tier"]!), "\(panel)")
         #expect(panel.anchoring == answer["proof"]?["anchoring"]?.stringValue && panel.anchoringText == answer["proof"]?["message"]?.stringValue)
         #expect(panel.certificate == words["valid"] && panel.certificateHint == words["hint"] && panel.hasCode, "\(panel)")
+        #expect(panel.about == "", "a chip proves the object: \(panel)")
         let history = answer["history"]?.arrayValue ?? []
         #expect(panel.history.count == min(5, history.count) && !panel.history.isEmpty, "\(panel)")
         #expect(panel.history.first?.hasSuffix(history.first?["message"]?.stringValue ?? "?") == true, "newest first: \(panel)")
@@ -64,6 +67,7 @@ struct ProductPanelTests {
             let screen = try await page.screen()
             #expect(screen.outcome == "identified" && screen.message == words["printed"], "\(screen)")
             #expect(panel.anchoring == state, "\(serial): \(panel)")
+            #expect(panel.about == words["about"], "the record is the named item's: \(panel)")
             if state == "none" { #expect(panel.anchoringText == words["none"], "\(panel)") }
             #expect(!panel.pageText.lowercased().contains("not anchored") && !panel.pageText.lowercased().contains("non ancré"))
         }

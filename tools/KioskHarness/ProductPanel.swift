@@ -4,6 +4,8 @@ import JSONCore
 /// What the page's product panel (`#passport`) shows, as a buyer reads it.
 public struct ProductPanel: Sendable, CustomStringConvertible {
     public let shown: Bool
+    /// Under `identified`: that the record is the named item's, not the object's in hand.
+    public let about: String
     public let scanID: String
     public let product: String
     public let tier: String
@@ -20,6 +22,7 @@ public struct ProductPanel: Sendable, CustomStringConvertible {
     init(_ json: JSON) {
         func text(_ key: String) -> String { json[key]?.stringValue ?? "" }
         shown = json["shown"] == .bool(true)
+        about = text("about")
         scanID = text("scan")
         product = text("product")
         tier = text("tier")
@@ -41,7 +44,7 @@ public struct ProductPanel: Sendable, CustomStringConvertible {
         (() => {
           const p = document.getElementById('passport');
           const t = (id) => { const n = document.getElementById(id); return n.hidden ? '' : n.textContent; };
-          return { shown: !p.hidden, scan: p.dataset.scan, product: t('pp-product'), tier: t('pp-tier'),
+          return { shown: !p.hidden, scan: p.dataset.scan, about: t('pp-about'), product: t('pp-product'), tier: t('pp-tier'),
                    anchoring: document.getElementById('pp-anchoring').dataset.anchoring, anchoringText: t('pp-anchoring'),
                    certificate: t('pp-certificate-status'), hint: t('pp-certificate-hint'),
                    code: !document.getElementById('pp-code').hidden,
