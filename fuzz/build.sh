@@ -10,7 +10,7 @@ swiftc=${SWIFTC:-swiftc}
 out=${FUZZ_OUT:-.build/fuzz}
 mkdir -p "$out/modules" "$out/bin"
 common=(-O -sanitize=fuzzer,address -swift-version 6 -package-name sealtrust_scand
-    -I "$out/modules" -I Sources/CZBar -I Sources/CCurl -I Sources/CMicroHTTPD -I Sources/CMosquitto -Xcc -I -Xcc Sources/CPCSCLite/include
+    -I "$out/modules" -I Sources/CZBar -I Sources/CCurl -I Sources/CMicroHTTPD -I Sources/CMosquitto -I Sources/CQRencode -Xcc -I -Xcc Sources/CPCSCLite/include
     -Xcc -fmodule-map-file="$out/modules/CPCSCLite.modulemap" -Xcc -fmodule-map-file="$out/modules/CLinuxInput.modulemap"
     -Xcc -fmodule-map-file="$out/modules/CZXing.modulemap")
 
@@ -44,6 +44,7 @@ build_module() {
         CCurl) return ;;       # a system library: its module map is in Sources/CCurl
         CMicroHTTPD) return ;; # a system library: its module map is in Sources/CMicroHTTPD
         CMosquitto) return ;;  # a system library: its module map is in Sources/CMosquitto
+        CQRencode) return ;;   # a system library: its module map is in Sources/CQRencode
         CPCSCLite) return ;;   # built above
         CLinuxInput) return ;; # built above
         CZXing) return ;;      # built above
@@ -68,6 +69,7 @@ for target in "$@"; do
             CZBar) libraries+=(-lzbar) ;;
             CCurl) libraries+=(-lcurl) ;;
             CMicroHTTPD) libraries+=(-lmicrohttpd) ;;
+            CQRencode) libraries+=(-lqrencode) ;;
             CMosquitto) libraries+=(-lmosquitto) ;;
             CPCSCLite) objects+=("$out/modules/CPCSCLite.o"); libraries+=(-lpcsclite) ;;
             CLinuxInput) objects+=("$out/modules/CLinuxInput.o") ;;

@@ -29,7 +29,7 @@ final class Bridge: Sendable {
         port = socket.port
         hosts = AllowedHosts(listen: ListenAddress("127.0.0.1:\(socket.port)")!, extra: ["kiosk.example"])
         let routes = KioskRoutes(holdSeconds: 8, hosts: hosts, hub: hub,
-                                 station: StationState(version: "0.1.0"), resume: { _ in })
+                                 station: StationState(version: "0.1.0"), desk: PassportDesk(), resume: { _ in })
         let resumed = resumed
         server = try! HTTPServer(socket: socket, answer: { request in
             let answer = routes.answer(request)

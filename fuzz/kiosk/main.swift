@@ -1,5 +1,7 @@
 import JSONCore
 @testable import KioskBridge
+import StationWire
+import Synchronization
 
 /// The kiosk bridge's own handling of what comes from outside (libmicrohttpd parses HTTP itself):
 /// - a `Last-Event-ID` is a seq only when it is the decimal digits of one, and then it is that seq;
@@ -7,6 +9,9 @@ import JSONCore
 ///   LF in it would start a field or an event: a browser would read a forged event);
 /// - `/metrics` built from any daemon messages is Prometheus text: each line a comment or `name{labels} value`,
 ///   no control character, every label value closed and escaped;
+/// - a `scan_id` goes on to the daemon only when it is 1 to 128 unreserved characters;
+/// - any daemon line given to the product desk, as the answer to its question, renders `/passport` and
+///   `/certificate.svg` as a document of a known status (an SVG only from a string `pdf_url`);
 /// - every route answers, none traps.
 /// The input is read as text for the first two, and as daemon messages (JSON, and fields built from its bytes).
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -43,13 +48,44 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
 
     let hub = EventHub()
     let hosts = AllowedHosts(listen: ListenAddress("127.0.0.1:8080")!, extra: [])
-    let routes = KioskRoutes(holdSeconds: 8, hosts: hosts, hub: hub, station: station, resume: { _ in })
-    for path in ["/", "/events", "/metrics", "/healthz", text] {
+    let scanIDBytes = Array(text.utf8)
+    let unreserved = scanIDBytes.allSatisfy { byte in
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || "-._~".utf8.contains(byte)
+    }
+    check(KioskRoutes.isScanID(text) == ((1...128).contains(scanIDBytes.count) && unreserved), "scan_id \(text.debugDescription)")
+
+    let desk = PassportDesk()
+    var asked: [ClientCommand] = []
+    let sent = Mutex<[ClientCommand]>([])
+    desk.connected { command in sent.withLock { $0.append(command) }; return true }
+    let routes = KioskRoutes(holdSeconds: 8, hosts: hosts, hub: hub, station: station, desk: desk, resume: { _ in })
+    for path in ["/", "/events", "/metrics", "/healthz", "/passport", "/certificate.svg", text] {
         let request = HTTPRequest(method: type.isEmpty ? "GET" : type, path: path, host: text, requestLineBytes: size, headerBytes: size, hasBody: size % 3 == 0,
-                                  lastEventID: line)
+                                  lastEventID: line, scanID: size % 5 == 0 ? nil : text)
         if case .eventStream(let stream) = routes.answer(request) { stream.end() }
     }
+    asked = sent.withLock { $0 }
+    if let message = try? JSON.parse(utf8: input), case .object(var members) = message {
+        members.removeAll { $0.0 == "id" }
+        let id = asked.first?.id ?? .string("kiosk-passport-1")
+        desk.received(.object(members + [("id", id)]))
+    }
+    let reply = (try? JSON.parse(utf8: input)).map { PassportDesk.Reply.passport($0) } ?? .none
+    for render in [ProductDocuments.passport, ProductDocuments.certificateCode] {
+        let document = render(.success(reply))
+        check([200, 404].contains(document.status), "a product document's status \(document.status)")
+        if document.contentType == "image/svg+xml" {
+            check(reply.pdfURL != nil && String(decoding: document.body, as: UTF8.self).hasPrefix("<svg"), "an SVG without a pdf_url")
+        }
+    }
     return 0
+}
+
+extension PassportDesk.Reply {
+    var pdfURL: String? {
+        guard case .passport(let answer) = self else { return nil }
+        return answer["certificate"]?["pdf_url"]?.stringValue
+    }
 }
 
 /// One SSE event: `id: SEQ`, `event: NAME`, `data: LINE` (its line breaks made spaces), then a blank line.
