@@ -37,6 +37,9 @@ public final class DeferredAnswer: Sendable {
         give(Document(status: status, contentType: contentType, body: body))
     }
 
+    /// The answer, once given.
+    var document: Document? { state.withLock { $0.document } }
+
     /// On the server's thread: the answer when it is there, else nil, having suspended `connection` until it is.
     func documentOrSuspend(_ connection: OpaquePointer) -> Document? {
         state.withLock { state in
