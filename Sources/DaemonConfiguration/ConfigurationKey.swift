@@ -24,6 +24,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
     case station
     case host
     case lang
+    case texts
     case latitude
     case longitude
     case tier
@@ -45,6 +46,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .socket: options.socketPath = try Self.path(value)
         case .journal: options.journalPath = try Self.path(value)
         case .tokenFile: options.tokenFile = try Self.path(value)
+        case .texts: options.textsFile = try Self.path(value)
         case .apiBase: options.apiBase = try Self.httpURL(value)
         case .apiTimeout: options.apiTimeout = try Self.number(value, in: 0.1...300, "seconds")
         case .apiProxy: options.apiProxy = value == "none" ? nil : try Self.proxyURL(value)

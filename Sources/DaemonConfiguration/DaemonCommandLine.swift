@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import POSIXSupport
+import StationWire
 
 /// Reads daemon.md's command line and `key = value` configuration file into `DaemonOptions`.
 public enum DaemonCommandLine {
@@ -19,7 +20,7 @@ public enum DaemonCommandLine {
                                [--api-proxy URL|none] [--api-ca FILE] [--api-keepalive SECONDS]
                                [--nfc auto|none|NAME] [--camera auto|none|DEVICE|y4m:PATH]
                                [--feedback auto|none]
-                               [--journal PATH] [--station ID] [--host NAME]... [--lang en|fr]
+                               [--journal PATH] [--station ID] [--host NAME]... [--lang en|fr] [--texts PATH]
                                [--latitude DEG --longitude DEG] [--tier TIER] [--token-file PATH]
                                [--rescan-after SECONDS] [--scanner evdev:PATH|serial:PATH[@BAUD]]...
                                [--scanner-keymap us|de|fr] [--max-clients N] [--client-queue BYTES]
@@ -120,6 +121,9 @@ public enum DaemonCommandLine {
            NoProxyList.fromEnvironment(environment)?.excludes(host: host) == true {
             options.apiProxy = nil
         }
+        if let path = options.textsFile {
+            options.sentences = try Self.readTexts(path, at: seen[ConfigurationKey.texts.rawValue] ?? "--texts")
+        }
         if (options.latitude == nil) != (options.longitude == nil) {
             let given = options.latitude == nil ? "longitude" : "latitude"
             throw ConfigurationError(message: "\(seen[given] ?? given): latitude and longitude go together; set both or neither")
@@ -143,6 +147,22 @@ public enum DaemonCommandLine {
         }
         if let bundle = options.apiCAFile, let problem = CABundleFile.read(bundle).problem {
             throw ConfigurationError(message: problem)
+        }
+    }
+
+    /// The `texts` file (sealtrust-texts(5)); `location` says where it was named.
+    static func readTexts(_ path: String, at location: String) throws(ConfigurationError) -> SentenceOverrides {
+        switch NamedFile.read(path, what: "texts file", limit: SentenceOverrides.largestFile) {
+        case .bytes(let bytes, _):
+            do throws(SentenceOverrides.Refusal) {
+                return try SentenceOverrides.read(bytes)
+            } catch {
+                throw ConfigurationError(message: "\(location): texts file \(path): \(error.description)")
+            }
+        case .problem(let problem, _):
+            throw ConfigurationError(message: "\(location): \(problem)")
+        case .unchanged:
+            return SentenceOverrides()
         }
     }
 

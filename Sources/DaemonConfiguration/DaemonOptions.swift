@@ -38,6 +38,10 @@ public struct DaemonOptions: Sendable, Equatable {
     public var station = DaemonOptions.hostName()
     public var extraHosts: [String] = []
     public var language = Language.en
+    /// `texts`: the file of replaced sentences, and what it replaces (read with the configuration, so that a bad file
+    /// stops the start, `--check-config` and a reload alike).
+    public var textsFile: String?
+    public var sentences = SentenceOverrides()
     public var latitude: Double?
     public var longitude: Double?
     public var tier = AccessTier.public

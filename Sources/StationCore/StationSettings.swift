@@ -9,7 +9,8 @@ struct StationSettings: Sendable {
 
     init(options: DaemonOptions) {
         self.options = options
-        texts = options.language == .fr ? .french : .english
-        messages = .forLanguage(options.language)
+        let replaced = options.sentences.replacing(in: options.language.rawValue)
+        texts = (options.language == .fr ? ScreenTexts.french : .english).replacing(replaced)
+        messages = StationMessages.forLanguage(options.language).replacing(replaced)
     }
 }
