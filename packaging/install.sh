@@ -55,7 +55,7 @@ install_files() {
     done
     put 0644 packaging/modprobe.d/sealtrust-scand-blacklist.conf "$MODPROBEDIR/sealtrust-scand-blacklist.conf"
     put 0644 packaging/modules-load.d/sealtrust-scand.conf "$MODULESLOADDIR/sealtrust-scand.conf"
-    for page in sealtrust-scand.8 sealtrust-scanctl.1 sealtrust-kiosk.8 sealtrust-mqtt.8 scand.conf.5 sealtrust-scand-protocol.7; do
+    for page in sealtrust-scand.8 sealtrust-scanctl.1 sealtrust-kiosk.8 sealtrust-mqtt.8 scand.conf.5 sealtrust-texts.5 sealtrust-scand-protocol.7; do
         put 0644 "man/$page" "$MANDIR/man${page##*.}/$page"
     done
     put 0644 packaging/scand.conf.example "$DOCDIR/scand.conf.example"

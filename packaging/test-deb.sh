@@ -89,6 +89,7 @@ expected=(
     "/usr/share/man/man8/sealtrust-scand.8.gz 644"
     "/usr/share/man/man1/sealtrust-scanctl.1.gz 644"
     "/usr/share/man/man5/scand.conf.5.gz 644"
+    "/usr/share/man/man5/sealtrust-texts.5.gz 644"
     "/usr/share/man/man7/sealtrust-scand-protocol.7.gz 644"
     "/usr/share/doc/sealtrust-scand/copyright 644"
     "/usr/share/doc/sealtrust-scand/changelog.gz 644"

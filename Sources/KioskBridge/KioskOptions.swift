@@ -1,14 +1,17 @@
 import Logging
+import POSIXSupport
+import StationWire
 /// `sealtrust-kiosk`'s command line (outputs.md).
 public struct KioskOptions: Sendable, Equatable {
     public static let usage = """
         usage: sealtrust-kiosk [--socket PATH] [--listen ADDR:PORT] [--allow-host NAME]... [--lang en|fr] [--hold SECONDS]
-                               [--theme FILE] [--version] [--help]
+                               [--texts FILE] [--theme FILE] [--version] [--help]
           --socket PATH       the daemon's socket (default /run/sealtrust-scand/scand.sock)
           --listen ADDR:PORT  where the page is served (default 127.0.0.1:8080; [::1]:8080 for IPv6; localhost:8080)
           --allow-host NAME   a name browsers may use for the page, besides the listen address and localhost
           --lang en|fr        the page's own words (default: the daemon's language, en until it answers)
           --hold SECONDS      how long a verdict stays on the page, 1 to 3600 (default 8)
+          --texts FILE        sentences replaced by id: the daemon's texts file (sealtrust-texts(5))
           --theme FILE        colours replaced by name: a JSON object such as {"good": "#0b6e35"}; the names are
                               good, alert, neutral, unavailable, idle, offline, text, accent
         """
@@ -31,6 +34,7 @@ public struct KioskOptions: Sendable, Equatable {
     public var language: KioskLanguage?
     public var holdSeconds = 8
     public var theme = KioskTheme.standard
+    public var sentences = SentenceOverrides()
 
     public static func parse(_ arguments: [String]) throws(Invalid) -> Parsed {
         var options = KioskOptions()
@@ -39,7 +43,7 @@ public struct KioskOptions: Sendable, Equatable {
             switch argument {
             case "--version": return .version
             case "--help", "-h": return .help
-            case "--socket", "--listen", "--allow-host", "--lang", "--hold", "--theme":
+            case "--socket", "--listen", "--allow-host", "--lang", "--hold", "--theme", "--texts":
                 guard let value = remaining.popFirst() else { throw Invalid(description: "\(argument) needs a value") }
                 try options.set(argument, to: value)
             default:
@@ -72,9 +76,29 @@ public struct KioskOptions: Sendable, Equatable {
             self.language = language
         case "--theme":
             theme = try KioskTheme.read(value)
+        case "--texts":
+            sentences = try Self.readTexts(value)
         default:
             guard let seconds = Int(value), (1...3600).contains(seconds) else { throw Invalid(description: "--hold: 1 to 3600 seconds") }
             holdSeconds = seconds
+        }
+    }
+}
+
+extension KioskOptions {
+    /// The `texts` file the daemon takes too; an unknown id is refused with its name.
+    static func readTexts(_ path: String) throws(Invalid) -> SentenceOverrides {
+        let bytes: [UInt8]
+        do throws(Errno) {
+            let file = OwnedDescriptor(try FileDescriptor.openForReadingWithoutWaiting(path))
+            bytes = try FileDescriptor.read(file.rawValue, upTo: SentenceOverrides.largestFile + 1)
+        } catch {
+            throw Invalid(description: "--texts \(printable(path)): cannot read it: \(error)")
+        }
+        do throws(SentenceOverrides.Refusal) {
+            return try SentenceOverrides.read(bytes)
+        } catch {
+            throw Invalid(description: "--texts \(printable(path)): \(error.description)")
         }
     }
 }

@@ -3,13 +3,15 @@
 /// Everything the daemon sends is put on the page as text (`textContent`, never markup), cut to a length, and
 /// stripped of control and bidirectional-override characters. The page's own words come in English and French.
 public enum KioskPage {
-    public static func document(language: KioskLanguage, holdSeconds: Int, theme: KioskTheme = .standard) -> String {
+    /// `words`: the page's own words in `language`.
+    public static func document(language: KioskLanguage, words: KioskWords, holdSeconds: Int, theme: KioskTheme = .standard) -> String {
         template
             .replacing("{{COLOURS}}", with: theme.styleRule)
             .replacing("{{LANG}}", with: htmlEscaped(language.rawValue))
             .replacing("{{HOLD}}", with: htmlEscaped(String(holdSeconds)))
-            .replacing("{{IDLE}}", with: htmlEscaped(language.idlePrompt))
-            .replacing("{{TITLE}}", with: htmlEscaped(language.title))
+            .replacing("{{IDLE}}", with: htmlEscaped(words.idle))
+            .replacing("{{TITLE}}", with: htmlEscaped(words.title))
+            .replacing("{{WORDS}}", with: words.scriptValue)
     }
 
     /// Text made safe for an HTML element or a quoted attribute.
@@ -102,37 +104,13 @@ public enum KioskPage {
     <script>
     "use strict";
     (function () {
-      const WORDS = {
-        en: {
-          idle: "Tap a tag or show a code", idleHint: "Hold it close to the reader or the camera",
-          offline: "Station offline", offlineHint: "The station will be back in a moment.",
-          sealIntact: "Seal intact: never opened", sealOpened: "Seal opened",
-          sealOpenedDegraded: "Seal opened: the brand lowers the trust shown",
-          theft: "Reported stolen", scanArea: "Scanned near ", readErrorHint: "Try again",
-          tierServed: "Passport shown at the level: ", certificateHint: "Scan this code to keep the certificate on your phone.",
-          certificateCode: "QR code of the certificate of authenticity",
-          aboutNamedItem: "What the brand recorded about the item this code names, not about the object in hand:",
-          tiers: { public: "public", end_user: "owner", repairer: "repairer", recycler: "recycler", upstream: "supply chain", authority: "authority" }
-        },
-        fr: {
-          idle: "Présentez une étiquette ou un code", idleHint: "Approchez-le du lecteur ou de la caméra",
-          offline: "Station hors ligne", offlineHint: "La station revient dans un instant.",
-          sealIntact: "Scellé intact : jamais ouvert", sealOpened: "Scellé ouvert",
-          sealOpenedDegraded: "Scellé ouvert : la marque réduit la confiance affichée",
-          theft: "Signalé volé", scanArea: "Scanné près de ", readErrorHint: "Réessayez",
-          tierServed: "Passeport affiché au niveau\u00a0: ", certificateHint: "Scannez ce code pour garder le certificat sur votre téléphone.",
-          certificateCode: "Code QR du certificat d'authenticité",
-          aboutNamedItem: "Ce que la marque a enregistré sur l'article que ce code désigne, pas sur l'objet en main\u00a0:",
-          tiers: { public: "public", end_user: "propriétaire", repairer: "réparateur", recycler: "recycleur", upstream: "chaîne d'approvisionnement", authority: "autorité" }
-        }
-      };
+      const words = {{WORDS}};
       const ICONS = { idle: "\u25EF", good: "\u2713", alert: "!", neutral: "i", unavailable: "\u21BB", offline: "\u2715" };
       const GOOD = new Set(["authentic", "identified"]);
       const ALERT = new Set(["replay", "invalid_signature"]);
       // The station cannot check now: never to be mistaken for "not our code".
       const UNAVAILABLE = new Set(["failure", "too_many_calls"]);
       const root = document.documentElement;
-      const words = WORDS[root.lang === "fr" ? "fr" : "en"];
       const holdMs = Math.min(Math.max(Number(root.dataset.hold) || 8, 1), 3600) * 1000;
       const byId = (id) => document.getElementById(id);
       const verdict = byId("verdict");

@@ -1,3 +1,5 @@
+import StationWire
+
 /// The bridge's answers (outputs.md): the page, the event stream, metrics and health; limits first.
 public struct KioskRoutes: Sendable {
     static let longestRequestLine = 8 * 1024
@@ -12,10 +14,12 @@ public struct KioskRoutes: Sendable {
     /// Starts the replay of a stream that resumes from a `Last-Event-ID`.
     let resume: @Sendable (EventStream) -> Void
 
-    public init(holdSeconds: Int, theme: KioskTheme = .standard, hosts: AllowedHosts, hub: EventHub, station: StationState,
-                desk: PassportDesk, resume: @escaping @Sendable (EventStream) -> Void) {
-        pages = Dictionary(uniqueKeysWithValues: KioskLanguage.allCases.map {
-            ($0, Array(KioskPage.document(language: $0, holdSeconds: holdSeconds, theme: theme).utf8))
+    /// `sentences`: the `--texts` file's, in place of the page's own words.
+    public init(holdSeconds: Int, theme: KioskTheme = .standard, sentences: SentenceOverrides = SentenceOverrides(), hosts: AllowedHosts,
+                hub: EventHub, station: StationState, desk: PassportDesk, resume: @escaping @Sendable (EventStream) -> Void) {
+        pages = Dictionary(uniqueKeysWithValues: KioskLanguage.allCases.map { language in
+            let words = KioskWords.standard(language).replacing(sentences.replacing(in: language.rawValue))
+            return (language, Array(KioskPage.document(language: language, words: words, holdSeconds: holdSeconds, theme: theme).utf8))
         })
         self.hosts = hosts
         self.hub = hub

@@ -35,7 +35,7 @@ let hub = EventHub(language: options.language ?? .en)
 let station = StationState(version: ProductVersion.current)
 let desk = PassportDesk()
 let resumer = StreamResumer(socketPath: options.socketPath, hub: hub, log: log)
-let routes = KioskRoutes(holdSeconds: options.holdSeconds, theme: options.theme,
+let routes = KioskRoutes(holdSeconds: options.holdSeconds, theme: options.theme, sentences: options.sentences,
                          hosts: options.allowedHosts, hub: hub, station: station, desk: desk, resume: { resumer.resume($0) })
 let server: HTTPServer
 let listening: ListeningSocket

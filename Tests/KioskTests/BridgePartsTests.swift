@@ -103,7 +103,7 @@ struct BridgePartsTests {
     }
 
     @Test func thePageCarriesNothingFromElsewhere() {
-        let page = KioskPage.document(language: .fr, holdSeconds: 5)
+        let page = KioskPage.document(language: .fr, words: .french, holdSeconds: 5)
         #expect(page.contains("<html lang=\"fr\" data-hold=\"5\">"))
         #expect(!page.contains("http://") && !page.contains("https://") && !page.contains("src="), "no external assets")
         #expect(page.contains("aria-live=\"assertive\""))

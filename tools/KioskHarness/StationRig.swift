@@ -15,21 +15,38 @@ public final class StationRig: @unchecked Sendable {
     public let socketPath: String
     public let cameraPath: String
     public let language: String
+    /// More options for the daemon, at each start.
+    public let daemonArguments: [String]
     public private(set) var daemon: ScanDaemon
     public let kiosk: KioskProcess
 
     /// `language`: the daemon's, and the bridge's `--lang` unless `kioskFollowsDaemon`; `journalEvents`: verdicts
-    /// already in the journal when the daemon starts (seq 1 to that); `kioskArguments`: more options for the bridge.
+    /// already in the journal when the daemon starts (seq 1 to that); `kioskArguments`, `daemonArguments`: more options
+    /// for the bridge and the daemon.
     public init(language: String = "en", kioskFollowsDaemon: Bool = false, hold: Int = 8, journalEvents: Int = 0,
-                kioskArguments: [String] = []) throws {
+                kioskArguments: [String] = [], daemonArguments: [String] = []) throws {
+        self.daemonArguments = daemonArguments
         api = try SandboxAPI.start()
         directory = try makeScratchDirectory("kiosk-test")
         if journalEvents > 0 { try Self.writeJournal(directory + "/journal", events: journalEvents) }
         socketPath = directory + "/scand.sock"
         cameraPath = directory + "/camera.y4m"
         self.language = language
-        daemon = try Self.startDaemon(api: api, directory: directory, camera: cameraPath, language: language)
+        daemon = try Self.startDaemon(api: api, directory: directory, camera: cameraPath, language: language, extra: daemonArguments)
         kiosk = try KioskProcess(socketPath: socketPath, language: kioskFollowsDaemon ? nil : language, hold: hold, arguments: kioskArguments)
+        try waitUntilTheBridgeIsOnline()
+    }
+
+    /// Waits for the bridge's `station` event saying it follows the daemon: a verdict journaled before would not be
+    /// the bridge's to show (it starts live), so a test that scans before it opens a page waits for this first.
+    public func waitUntilTheBridgeIsOnline(timeout: Duration = .seconds(20)) throws {
+        let stream = try HTTPProbe(port: kiosk.port)
+        guard stream.get("/events"), stream.readHead()?.status == 200 else { throw BrowserError("the bridge's /events did not answer") }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline, let event = stream.nextEvent(timeout: deadline - ContinuousClock.now) {
+            if event.name == "station" && event.data.contains("\"online\"") { return }
+        }
+        throw BrowserError("the bridge did not reach the daemon within \(timeout)")
     }
 
     /// One journal segment as the daemon writes it, written whole: appending 40,000 events one by one, each with
@@ -63,12 +80,12 @@ public final class StationRig: @unchecked Sendable {
 
     /// Starts the daemon again on the same socket and journal.
     public func startDaemon() throws {
-        daemon = try Self.startDaemon(api: api, directory: directory, camera: cameraPath, language: language)
+        daemon = try Self.startDaemon(api: api, directory: directory, camera: cameraPath, language: language, extra: daemonArguments)
     }
 
-    private static func startDaemon(api: SandboxAPI, directory: String, camera: String, language: String) throws -> ScanDaemon {
+    private static func startDaemon(api: SandboxAPI, directory: String, camera: String, language: String, extra: [String]) throws -> ScanDaemon {
         try ScanDaemon(api: api, camera: "y4m:\(camera)", station: "kiosk-test", logLevel: "warning",
-                       extra: ["--lang", language, "--latitude", "48.85", "--longitude", "2.35"], directory: directory)
+                       extra: ["--lang", language, "--latitude", "48.85", "--longitude", "2.35"] + extra, directory: directory)
             .waitUntilListening()
     }
 

@@ -1,0 +1,48 @@
+import Foundation
+import KioskBridge
+import KioskHarness
+import StationWire
+import Testing
+import TestSupport
+
+/// `--texts`: the daemon's file replaces the page's own words by id, and the daemon's sentences reach the page as it
+/// replaced them; an unknown id stops the bridge with its name.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct KioskTextsTests {
+    @Test func everyKioskIdIsOneOfThePagesWordsInBothLanguages() {
+        #expect(Set(KioskWords.fieldsByID.keys) == Set(SentenceID.allCases.filter { $0.rawValue.hasPrefix("kiosk.") }))
+        let english = KioskWords.english.replacing([:])
+        let french = KioskWords.french.replacing([:])
+        #expect(english != french)
+        #expect(KioskWords.english.replacing([.kioskIdle: "Tap here"]) != english)
+    }
+
+    @Test func aReplacedSentenceAppearsOnThePage() async throws {
+        let scratch = try ScratchDirectory("kiosk-texts")
+        let texts = scratch.path + "/texts.json"
+        try #"{"en": {"kiosk.idle": "Hold your product to the glass", "not_sealtrust": "Not one of ours.", "kiosk.offline": "Back soon </script><b>"}}"#
+            .write(toFile: texts, atomically: true, encoding: .utf8)
+        let rig = try StationRig(hold: 30, kioskArguments: ["--texts", texts], daemonArguments: ["--texts", texts])
+        let browser = try Chromium()
+        let page = try await browser.open(rig.pageURL)
+        let idle = try await page.waitForOutcome("idle")
+        #expect(idle.message == "Hold your product to the glass")
+        let station = try await rig.connect()
+        defer { station.close() }
+        let (_, verdict) = try await verify("plain text", on: station, id: "foreign")
+        let screen = try await page.waitForSeq(try #require(verdict["seq"]?.integerValue))
+        #expect(screen.outcome == "not_sealtrust" && screen.message == "Not one of ours.", "\(screen)")
+        let html = try httpGet(port: rig.kiosk.port, path: "/").body
+        #expect(html.contains(#"Back soon \u003c/script>\u003cb>"#) && !html.contains("Back soon </script>"), "a sentence cannot end the script")
+    }
+
+    @Test func anUnknownIdStopsTheBridgeWithItsName() throws {
+        let scratch = try ScratchDirectory("kiosk-texts-refused")
+        let texts = scratch.path + "/texts.json"
+        try #"{"fr": {"kiosk.idel": "Présentez"}}"#.write(toFile: texts, atomically: true, encoding: .utf8)
+        let output = scratch.path + "/output"
+        let refused = try ChildProcess(builtProduct("sealtrust-kiosk"), ["--texts", texts, "--listen", "127.0.0.1:0"], output: .file(output))
+        #expect(refused.waitForExit(timeout: .seconds(10)) == 2)
+        #expect(refused.printed.contains(#"unknown sentence id "kiosk.idel" in fr"#), "\(refused.printed)")
+    }
+}
