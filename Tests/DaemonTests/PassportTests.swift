@@ -34,6 +34,8 @@ struct PassportTests {
             #expect(answer["certificate"]?["pdf_url"] == .string(api.baseURL.absoluteString + "/certificate/\(identifier).pdf"))
         }
         #expect(try ask(client, [("scan_id", "0b4c2a9e-0000-4000-8000-000000000000")], id: "gone")["code"] == "not_available")
+        let noToken = try ask(client, [("identifier", "SN-00042"), ("tier", "end_user"), ("parts", ["passport"])], id: "401")
+        #expect(noToken["outcome"] == "not_authorized" && noToken["error"]?["http_status"] == 401, "\(noToken.encoded())")
 
         let anchored = try ask(client, [("identifier", "SN-00042")], id: "history")
         let history = anchored["history"]?.arrayValue ?? []

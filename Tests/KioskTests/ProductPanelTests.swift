@@ -16,10 +16,12 @@ struct ProductPanelTests {
         "en": ["tier": "Passport shown at the level: ", "hint": "Scan this code to keep the certificate on your phone.",
                "none": "No information about anchoring.", "valid": "Certificate of authenticity: valid.",
                "printed": "Printed code: it names the item but does not prove that the object in hand is genuine.",
+               "noCertificate": "No certificate of authenticity has been issued for this product.",
                "about": "What the brand recorded about the item this code names, not about the object in hand:"],
         "fr": ["tier": "Passeport affiché au niveau\u{A0}: ", "hint": "Scannez ce code pour garder le certificat sur votre téléphone.",
                "none": "Aucune information sur l'ancrage.", "valid": "Certificat d'authenticité\u{A0}: valide.",
                "printed": "Code imprimé\u{A0}: il désigne l'article mais ne prouve pas que l'objet en main est authentique.",
+               "noCertificate": "Aucun certificat d'authenticité n'a été émis pour ce produit.",
                "about": "Ce que la marque a enregistré sur l'article que ce code désigne, pas sur l'objet en main\u{A0}:"],
     ]
 
@@ -71,6 +73,12 @@ struct ProductPanelTests {
             if state == "none" { #expect(panel.anchoringText == words["none"], "\(panel)") }
             #expect(!panel.pageText.lowercased().contains("not anchored") && !panel.pageText.lowercased().contains("non ancré"))
         }
+
+        // A part the daemon could not read is its sentence alone: SN-00050 has no certificate.
+        let (_, uncertified) = try await verify("https://sealtrust.io/p/SN-00050", on: station, id: "SN-00050")
+        panel = try await page.waitForProductPanel(scanID: try #require(uncertified["scan_id"]?.stringValue))
+        try await page.screenshot(to: output + "/\(language)-panel-identified-no-certificate.png")
+        #expect(panel.certificate == words["noCertificate"] && !panel.hasCode && panel.certificateHint == "", "\(panel)")
 
         // Alerts: no panel at all, at once and later.
         let tampered = String(try mintChipURL("spare-a", counter: 40).dropLast()) + "0"
