@@ -1,4 +1,5 @@
 import FoundationEssentials
+import JSONCore
 import StationWire
 
 /// A typed client of the SealTrust API (sealtrust-api.md). Every call is a
@@ -100,51 +101,45 @@ public final class SealTrustClient: Sendable {
     /// hand-off between threads after the answer. Never retried.
     public func verifyScan(_ proof: ChipProof, latitude: Double? = nil, longitude: Double? = nil,
                            answeredOnThisThread answered: (Result<ScanVerification, any Error>) -> Void) {
-        transport.send(APIContract.verifyScan(url: proof.url, latitude: latitude, longitude: longitude)) { outcome in
-            answered(Result { try APIContract.scanVerification(outcome.get()) })
-        }
+        send(APIContract.verifyScan(url: proof.url, latitude: latitude, longitude: longitude), decoding: APIContract.scanVerification, answered)
     }
 
     /// `passport`, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
     public func passport(identifier: String, tier: AccessTier = .public,
                          answeredOnThisThread answered: (Result<Passport, any Error>) -> Void) {
-        transport.send(APIContract.passport(identifier: identifier, tier: tier)) { outcome in
-            answered(Result { try APIContract.passport(outcome.get()) })
-        }
+        send(APIContract.passport(identifier: identifier, tier: tier), decoding: APIContract.passport, answered)
     }
 
     /// `referencePassport`, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
     public func referencePassport(gtin: String, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void) {
-        transport.send(APIContract.referencePassport(gtin: gtin)) { outcome in
-            answered(Result { try APIContract.passport(outcome.get()) })
-        }
+        send(APIContract.referencePassport(gtin: gtin), decoding: APIContract.passport, answered)
     }
 
     /// `passportProof`, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
     public func passportProof(identifier: String, answeredOnThisThread answered: (Result<ProofBundle, any Error>) -> Void) {
-        transport.send(APIContract.passportProof(identifier: identifier)) { outcome in
-            answered(Result { try APIContract.proofBundle(outcome.get()) })
-        }
+        send(APIContract.passportProof(identifier: identifier), decoding: APIContract.proofBundle, answered)
     }
 
     /// `referencePassportProof`, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
     public func referencePassportProof(gtin: String, answeredOnThisThread answered: (Result<ProofBundle, any Error>) -> Void) {
-        transport.send(APIContract.referencePassportProof(gtin: gtin)) { outcome in
-            answered(Result { try APIContract.proofBundle(outcome.get()) })
-        }
+        send(APIContract.referencePassportProof(gtin: gtin), decoding: APIContract.proofBundle, answered)
     }
 
     /// `certificate`, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
     public func certificate(identifier: String, answeredOnThisThread answered: (Result<Certificate, any Error>) -> Void) {
-        transport.send(APIContract.certificate(identifier: identifier)) { outcome in
-            answered(Result { try APIContract.certificate(outcome.get()) })
-        }
+        send(APIContract.certificate(identifier: identifier), decoding: APIContract.certificate, answered)
     }
 
     /// `history`, newest first, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
     public func history(identifier: String, answeredOnThisThread answered: (Result<[HistoryEvent], any Error>) -> Void) {
-        transport.send(APIContract.history(identifier: identifier)) { outcome in
-            answered(Result { Self.newestFirst(try APIContract.historyEvents(outcome.get())) })
+        send(APIContract.history(identifier: identifier), decoding: { Self.newestFirst(try APIContract.historyEvents($0)) }, answered)
+    }
+
+    /// `request` on the calling thread, its answer decoded and handed to `answered` there.
+    private func send<Value>(_ request: APIContract.Request, decoding decode: (JSON) throws -> Value,
+                             _ answered: (Result<Value, any Error>) -> Void) {
+        transport.send(request) { outcome in
+            answered(Result { try decode(outcome.get()) })
         }
     }
 }

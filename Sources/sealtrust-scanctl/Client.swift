@@ -41,11 +41,14 @@ struct Client {
             return try awaitVerdict(connection, with: &formatter)
         case .status:
             try connection.send(ClientCommand(id: requestID, action: .status))
-            return try awaitStatus(connection)
+            return try awaitAnswer(connection, .status, within: Client.statusTimeout, lines: StatusFormatter.lines) { _ in ExitStatus.done }
         case .passport(let query):
             try connection.send(ClientCommand(action: .watch([])))
             try connection.send(ClientCommand(id: requestID, action: .passport(query)))
-            return try awaitPassport(connection)
+            // Exit 0 when the passport was read (a part that failed says so on its line), 1 when it was not.
+            return try awaitAnswer(connection, .passport, within: Client.verifyTimeout, lines: PassportFormatter.lines) { answer in
+                answer["outcome"] == nil ? ExitStatus.done : ExitStatus.otherOutcome
+            }
         case .help, .version:
             return ExitStatus.done
         }
@@ -170,36 +173,22 @@ struct Client {
         }
     }
 
-    /// Exit 0 when the passport was read (a part that failed says so on its line), 1 when it was not.
-    private func awaitPassport(_ connection: DaemonConnection) throws(DaemonFailure) -> Int32 {
+    /// Prints the answer of `type` to our command, as lines or as it came, and returns the exit status `status` gives
+    /// it; a refusal is said on stderr (exit 1).
+    private func awaitAnswer(_ connection: DaemonConnection, _ type: MessageType, within timeout: Double,
+                             lines: (JSON) -> [String], status: (JSON) -> Int32) throws(DaemonFailure) -> Int32 {
         while true {
-            guard let received = try connection.readMessage(timeout: Client.verifyTimeout) else {
-                throw DaemonFailure(message: "no passport from the daemon within \(Int(Client.verifyTimeout)) s")
+            guard let received = try connection.readMessage(timeout: timeout) else {
+                throw DaemonFailure(message: "no \(type.name) from the daemon within \(Int(timeout)) s")
             }
             if isRefusal(received.message) { return refuse(received.message) }
-            guard MessageType(of: received.message) == .passport, received.message["id"] == requestID else { continue }
+            guard MessageType(of: received.message) == type, received.message["id"] == requestID else { continue }
             if invocation.json {
                 Output.line(received.line)
             } else {
-                PassportFormatter.lines(for: received.message).map(TerminalText.escaped).forEach(Output.line)
+                lines(received.message).map(TerminalText.escaped).forEach(Output.line)
             }
-            return received.message["outcome"] == nil ? ExitStatus.done : ExitStatus.otherOutcome
-        }
-    }
-
-    private func awaitStatus(_ connection: DaemonConnection) throws(DaemonFailure) -> Int32 {
-        while true {
-            guard let received = try connection.readMessage(timeout: Client.statusTimeout) else {
-                throw DaemonFailure(message: "no status from the daemon within \(Int(Client.statusTimeout)) s")
-            }
-            if isRefusal(received.message) { return refuse(received.message) }
-            guard MessageType(of: received.message) == .status, received.message["id"] == requestID else { continue }
-            if invocation.json {
-                Output.line(received.line)
-            } else {
-                StatusFormatter.lines(for: received.message).map(TerminalText.escaped).forEach(Output.line)
-            }
-            return ExitStatus.done
+            return status(received.message)
         }
     }
 }
