@@ -106,6 +106,10 @@ tap() { # tap CHIP: present the virtual tag with that chip's keys until its verd
 
 say "Tap: an authentic product"
 tap authentic
+say "What that product is: 'sealtrust-scanctl passport' with its scan's id (passport, proofs, certificate, history)"
+first_scan="$(cat "$work"/journal/* | grep '"type":"scan"' | head -1 | /usr/bin/python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["scan_id"])')"
+scanctl passport "$first_scan" || true
+
 say "Tap: a product whose seal was opened (authentic; a broken seal is not a counterfeit)"
 tap seal-opened
 
