@@ -161,8 +161,7 @@ public enum DaemonCommandLine {
             }
         case .problem(let problem, _):
             throw ConfigurationError(message: "\(location): \(problem)")
-        case .unchanged:
-            return SentenceOverrides()
+        case .unchanged: preconditionFailure("read with no identity to compare")
         }
     }
 

@@ -34,9 +34,12 @@ public struct SentenceOverrides: Sendable, Hashable {
             guard Self.languages.contains(language) else {
                 throw Refusal(description: "unknown language \(JSON.string(language).encoded()) (en or fr)")
             }
+            // JSON keeps a repeated name; which of two sentences was meant, the file does not say.
+            guard overrides.sentences[language] == nil else { throw Refusal(description: "\(language) is given twice") }
             guard let members = members.objectValue else {
                 throw Refusal(description: "\(language) must be an object of sentences by id")
             }
+            var replaced: [SentenceID: String] = [:]
             for (key, value) in members {
                 guard let id = SentenceID(rawValue: key) else {
                     throw Refusal(description: "unknown sentence id \(JSON.string(key).encoded()) in \(language) (sealtrust-texts(5) lists them)")
@@ -47,8 +50,10 @@ public struct SentenceOverrides: Sendable, Hashable {
                 guard !sentence.unicodeScalars.contains(where: isControl) else {
                     throw Refusal(description: "\(language).\(key) holds a control character")
                 }
-                overrides.sentences[language, default: [:]][id] = sentence
+                guard replaced[id] == nil else { throw Refusal(description: "\(language).\(key) is given twice") }
+                replaced[id] = sentence
             }
+            overrides.sentences[language] = replaced
         }
         return overrides
     }

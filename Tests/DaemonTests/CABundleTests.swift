@@ -48,7 +48,7 @@ struct CABundleTests {
             try FileManager.default.removeItem(atPath: bundle)
             try FileManager.default.copyItem(atPath: tls.ca, toPath: bundle)
             daemon.process.signal(SIGHUP)
-            try waitForLog(daemon, "configuration reloaded")
+            try daemon.waitForLog("configuration reloaded")
             let mended = try client.verify(try mintChipURL("authentic", counter: 12), id: "mended").verdict
             #expect(mended["outcome"]?.string == "authentic", "\(mended.encoded())")
         }
@@ -71,7 +71,7 @@ struct CABundleTests {
                 try content.write(toFile: bundle, atomically: false, encoding: .utf8)
                 let refusals = daemon.process.standardError.components(separatedBy: "configuration not reloaded").count
                 daemon.process.signal(SIGHUP)
-                try waitForLog(daemon, "configuration not reloaded", count: refusals)
+                try daemon.waitForLog("configuration not reloaded", count: refusals)
                 #expect(daemon.process.standardError.contains("the CA bundle \(bundle) holds no PEM certificate that parses"))
                 let verdict = try client.verify(try mintChipURL("authentic", counter: counter), id: "kept-\(counter)").verdict
                 #expect(verdict["outcome"]?.string == "authentic", "\(verdict.encoded())")
@@ -109,12 +109,5 @@ struct CABundleTests {
             #expect(!FileManager.default.fileExists(atPath: "/etc/ssl/certs/test-ca.pem"), "the machine's store was changed")
         }
     }
-
-    /// Waits until `text` is in the log `count` times.
-    private func waitForLog(_ daemon: ScanDaemon, _ text: String, count: Int = 1) throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        func seen() -> Bool { daemon.process.standardError.components(separatedBy: text).count - 1 >= count }
-        while !seen(), ContinuousClock.now < deadline { usleep(20_000) }
-        guard seen() else { throw HarnessError("no '\(text)' in the log: \(daemon.process.standardError)") }
-    }
 }
+

@@ -11,9 +11,7 @@ struct OperatorTests {
         let missing = "/nonexistent/sealtrust-token"
         let daemon = try ScanDaemon(api: nil, extra: ["--token-file", missing]).waitUntilListening()
         defer { _ = daemon.terminate(); daemon.removeDirectory() }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !daemon.process.standardError.contains(missing), ContinuousClock.now < deadline { usleep(20_000) }
-        #expect(daemon.process.standardError.contains("cannot read the token file \(missing)"), "warned at start: \(daemon.process.standardError)")
+        try daemon.waitForLog("cannot read the token file \(missing)")
         let status = try status(of: daemon)
         #expect(status["token"]?.string == "unreadable")
         #expect(status["station"]?.string == "test-station")
@@ -101,9 +99,7 @@ struct OperatorTests {
             #expect(check.status == 2 && check.errors.contains(warning), "\(check)")
             let daemon = try ScanDaemon(api: nil, extra: ["--token-file", path]).waitUntilListening()
             defer { _ = daemon.terminate(); daemon.removeDirectory() }
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !daemon.process.standardError.contains(warning), ContinuousClock.now < deadline { usleep(20_000) }
-            #expect(daemon.process.standardError.contains(warning), "\(daemon.process.standardError)")
+            try daemon.waitForLog(warning)
             #expect(try status(of: daemon)["token"]?.string == "unreadable")
         }
     }
@@ -142,9 +138,7 @@ struct OperatorTests {
         #expect(try status(of: daemon)["token"]?.string == "unreadable")
         // The warning was written before READY; this process reads the daemon's stderr on a thread of its own.
         let warning = "cannot read the token file \(moved)"
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !daemon.process.standardError.contains(warning), ContinuousClock.now < deadline { usleep(20_000) }
-        #expect(daemon.process.standardError.contains(warning), "\(daemon.process.standardError)")
+        try daemon.waitForLog(warning)
     }
 
     /// The package installs an empty token file: that is no token, said `none` with no warning, not a broken one.
@@ -159,7 +153,7 @@ struct OperatorTests {
         // The token file is read before the socket listens: a warning would be in the log before this scan's line.
         let (client, _) = try daemon.connect()
         _ = try client.verify("WIFI:S:guest;;", id: "after-start")
-        try waitForLog(daemon, "from manual")
+        try daemon.waitForLog("from manual")
         #expect(!daemon.process.standardError.contains("token file"), "\(daemon.process.standardError)")
     }
 
@@ -217,7 +211,7 @@ struct OperatorTests {
 
         try configure(station: "gate-2", socket: directory + "/other.sock")
         try reload()
-        try waitForLog(daemon, "a restart is needed to apply: socket, station")
+        try daemon.waitForLog("a restart is needed to apply: socket, station")
         let (client, hello) = try daemon.connect()
         #expect(hello["station"]?.string == "gate-1")
         #expect(try status(of: daemon)["station"]?.string == "gate-1")
@@ -226,16 +220,10 @@ struct OperatorTests {
         try reload()
         // Every line of the reload is logged before READY; this scan's line comes after them.
         _ = try client.verify("WIFI:S:guest;;", id: "after-reload")
-        try waitForLog(daemon, "from manual")
+        try daemon.waitForLog("from manual")
         let warnings = daemon.process.standardError.components(separatedBy: "a restart is needed").count - 1
         #expect(warnings == 1, "\(daemon.process.standardError)")
         #expect(daemon.process.standardError.components(separatedBy: "configuration reloaded").count - 1 == 2)
-    }
-
-    private func waitForLog(_ daemon: ScanDaemon, _ text: String) throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !daemon.process.standardError.contains(text), ContinuousClock.now < deadline { usleep(20_000) }
-        guard daemon.process.standardError.contains(text) else { throw HarnessError("no '\(text)' in the log: \(daemon.process.standardError)") }
     }
 
     private func status(of daemon: ScanDaemon) throws -> JSON {

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import JSONCore
 import TestSupport
 import Testing
@@ -24,6 +25,26 @@ struct TextsTests {
         #expect(replaced["message"] == (language == "en" ? "Not ours, sorry." : "Pas à nous, désolé."))
         let kept = try client.verify("https://sealtrust.io/p/SN-00042", id: "k").verdict
         #expect(kept["message"]?.string?.hasPrefix(language == "en" ? "Printed code" : "Code imprimé") == true, "the rest keep theirs")
+    }
+
+    /// SIGHUP reads the file again; a bad one is refused by its id and the running sentences stay.
+    @Test func aReloadReadsTheFileAgain() throws {
+        let texts = try textsFile(#"{"en": {"not_sealtrust": "Not ours, sorry."}}"#)
+        let daemon = try ScanDaemon(api: nil, extra: ["--texts", texts]).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let (client, _) = try daemon.connect()
+        #expect(try client.verify("plain text", id: "before").verdict["message"] == "Not ours, sorry.")
+
+        try #"{"en": {"not_sealtrust": "Still not ours."}}"#.write(toFile: texts, atomically: true, encoding: .utf8)
+        daemon.process.signal(SIGHUP)
+        try daemon.waitForLog("configuration reloaded")
+        #expect(try client.verify("plain text", id: "after").verdict["message"] == "Still not ours.")
+
+        try #"{"en": {"not_sealtrust": "Mistyped.", "not_sealtrsut": "Mistyped."}}"#.write(toFile: texts, atomically: true, encoding: .utf8)
+        daemon.process.signal(SIGHUP)
+        try daemon.waitForLog("configuration not reloaded")
+        #expect(daemon.process.standardError.contains("unknown sentence id \"not_sealtrsut\""), "\(daemon.process.standardError)")
+        #expect(try client.verify("plain text", id: "kept").verdict["message"] == "Still not ours.")
     }
 
     @Test func anUnknownIdIsRefusedWithItsNameAtStartAndByCheckConfig() throws {

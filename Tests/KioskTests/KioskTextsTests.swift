@@ -11,10 +11,13 @@ import TestSupport
 struct KioskTextsTests {
     @Test func everyKioskIdIsOneOfThePagesWordsInBothLanguages() {
         #expect(Set(KioskWords.fieldsByID.keys) == Set(SentenceID.allCases.filter { $0.rawValue.hasPrefix("kiosk.") }))
-        let english = KioskWords.english.replacing([:])
-        let french = KioskWords.french.replacing([:])
-        #expect(english != french)
-        #expect(KioskWords.english.replacing([.kioskIdle: "Tap here"]) != english)
+        let fields = SentenceFields(of: KioskWords.english, ids: KioskWords.fieldsByID.keys) { $0.replacing($1) }
+        #expect(fields.unreached.isEmpty, "words no texts file can replace: \(fields.unreached.sorted())")
+        #expect(Set(fields.fieldByID.values.compactMap { $0 }).count == fields.fieldByID.count, "one word an id: \(fields.fieldByID)")
+        for (id, field) in KioskWords.fieldsByID {
+            #expect(!KioskWords.english[keyPath: field].isEmpty && !KioskWords.french[keyPath: field].isEmpty, "\(id)")
+        }
+        #expect(KioskWords.english != KioskWords.french)
     }
 
     @Test func aReplacedSentenceAppearsOnThePage() async throws {

@@ -2,6 +2,7 @@ import SealTrustKit
 @testable import StationCore
 import StationWire
 import Testing
+import TestSupport
 
 /// Every sentence of the daemon's events has an id, and both languages are complete.
 struct SentenceSetTests {
@@ -11,7 +12,15 @@ struct SentenceSetTests {
         #expect(screen.isDisjoint(with: messages))
         let daemon = SentenceID.allCases.filter { !$0.rawValue.hasPrefix("kiosk.") }
         #expect(screen.union(messages) == Set(daemon))
-        #expect(ScreenTexts.fieldsByID.count + StationMessages.fieldsByID.count == 42, "every field of both sets has an id")
+    }
+
+    @Test func everySentenceIsOneIdsOwn() {
+        let screen = SentenceFields(of: ScreenTexts.english, ids: ScreenTexts.fieldsByID.keys) { $0.replacing($1) }
+        let messages = SentenceFields(of: StationMessages.english, ids: StationMessages.fieldsByID.keys) { $0.replacing($1) }
+        for fields in [screen, messages] {
+            #expect(fields.unreached.isEmpty, "sentences no texts file can replace: \(fields.unreached.sorted())")
+            #expect(Set(fields.fieldByID.values.compactMap { $0 }).count == fields.fieldByID.count, "one field an id: \(fields.fieldByID)")
+        }
     }
 
     @Test func bothLanguagesAreComplete() {

@@ -24,6 +24,8 @@ struct SentenceOverridesTests {
         (#"{"en": {"authentic": "a\u0007"}}"#, "en.authentic holds a control character"),
         (#"{"fr": {"replay": "\u202eeuqitnehtua"}}"#, "fr.replay holds a control character"),
         ("[1]", "not a JSON object of languages"),
+        (#"{"en": {"authentic": "Genuine.", "authentic": "Real."}}"#, "en.authentic is given twice"),
+        (#"{"en": {}, "fr": {}, "en": {"authentic": "Genuine."}}"#, "en is given twice"),
     ])
     func aBadFileIsRefusedSayingWhy(text: String, reason: String) {
         do {

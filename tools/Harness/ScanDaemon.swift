@@ -49,6 +49,14 @@ public final class ScanDaemon: Sendable {
         throw HarnessError("the daemon did not listen within \(timeout): \(process.standardError)")
     }
 
+    /// Waits until the daemon's log holds `text` `count` times (a reload's outcome, say); throws with the log if not.
+    public func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(10)) throws {
+        let deadline = ContinuousClock.now + timeout
+        func seen() -> Bool { process.standardError.components(separatedBy: text).count - 1 >= count }
+        while !seen(), ContinuousClock.now < deadline { usleep(20_000) }
+        guard seen() else { throw HarnessError("no '\(text)' in the log: \(process.standardError)") }
+    }
+
     /// The daemon's open sockets (its clients among them), as `fd=socket:[inode]`. The runtime's own descriptors
     /// (libdispatch's epoll and eventfd, created at the first timer, which a loaded machine may run late) are not
     /// sockets.
