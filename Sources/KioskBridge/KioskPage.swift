@@ -67,6 +67,8 @@ public enum KioskPage {
     #pp-facts { display: grid; gap: 0.8vh; align-content: start; }
     #pp-anchoring[data-anchoring="modified_after_anchoring"] { background: var(--text); color: var(--alert); font-weight: 800;
                                                                padding: 0.2em 0.5em; border-radius: 0.3em; }
+    #pp-anchoring[data-anchoring="modified_after_anchoring"]::before { content: "\26A0\FE0E\00A0"; }
+    #pp-history-label { margin-bottom: 0.3vh; font-weight: 700; }
     #pp-history { padding-left: 1.2em; }
     #pp-history li { margin-bottom: 0.3vh; }
     #pp-history .when { opacity: 0.8; margin-right: 0.6em; font-variant-numeric: tabular-nums; }
@@ -92,7 +94,11 @@ public enum KioskPage {
     <div id="pp-facts">
     <p id="pp-tier"></p>
     <p id="pp-anchoring" data-part="proof" data-anchoring=""></p>
-    <ol id="pp-history" data-part="history"></ol>
+    <div id="pp-history-part" data-part="history">
+    <p id="pp-history-label"></p>
+    <ol id="pp-history"></ol>
+    <p id="pp-history-failed" hidden></p>
+    </div>
     </div>
     <div id="pp-certificate" data-part="certificate">
     <img id="pp-code" alt="" hidden>
@@ -240,6 +246,11 @@ public enum KioskPage {
         }).catch(function () {});
       }
 
+      // A part the daemon could not read carries its outcome and the API's error in place of its fields.
+      function failedPart(value) {
+        return value !== null && typeof value === "object" && (typeof value.outcome === "string" || Object.hasOwn(value, "error"));
+      }
+
       // One line for a part: its sentence from the daemon, nothing else when it failed.
       function sentence(node, value) {
         node.textContent = value && typeof value === "object" ? clean(value.message, 300) : "";
@@ -247,7 +258,7 @@ public enum KioskPage {
       }
 
       function showPassport(scanID, p) {
-        const failed = typeof p.outcome === "string";
+        const failed = failedPart(p);
         // A printed code names an item; a buyer must not take its record for proof about the object in hand.
         const about = byId("pp-about");
         about.textContent = passport.dataset.verdict === "identified" ? words.aboutNamedItem : "";
@@ -263,9 +274,9 @@ public enum KioskPage {
         const proof = p.proof && typeof p.proof === "object" ? p.proof : null;
         const anchoring = byId("pp-anchoring");
         sentence(anchoring, proof);
-        anchoring.dataset.anchoring = proof && typeof proof.outcome !== "string" ? clean(proof.anchoring, 40) : proof ? "unavailable" : "";
+        anchoring.dataset.anchoring = proof && !failedPart(proof) ? clean(proof.anchoring, 40) : proof ? "unavailable" : "";
         const certificate = p.certificate && typeof p.certificate === "object" ? p.certificate : null;
-        const readable = certificate !== null && typeof certificate.outcome !== "string" && typeof certificate.pdf_url === "string";
+        const readable = certificate !== null && !failedPart(certificate) && typeof certificate.pdf_url === "string";
         sentence(byId("pp-certificate-status"), certificate);
         const code = byId("pp-code");
         code.alt = words.certificateCode;
@@ -276,6 +287,8 @@ public enum KioskPage {
         byId("pp-certificate").hidden = certificate === null;
         const list = byId("pp-history");
         list.replaceChildren();
+        const historyFailed = byId("pp-history-failed");
+        sentence(historyFailed, failedPart(p.history) ? p.history : null);
         if (Array.isArray(p.history)) {
           for (const entry of p.history.slice(0, 5)) {
             if (!entry || typeof entry !== "object") continue;
@@ -287,12 +300,11 @@ public enum KioskPage {
             item.dataset.kind = clean(entry.kind, 60);
             list.append(item);
           }
-        } else if (p.history && typeof p.history === "object") {
-          const item = document.createElement("li");
-          item.textContent = clean(p.history.message, 300);
-          list.append(item);
         }
         list.hidden = list.childElementCount === 0;
+        byId("pp-history-label").textContent = words.historyLabel;
+        byId("pp-history-label").hidden = list.hidden;
+        byId("pp-history-part").hidden = list.hidden && historyFailed.hidden;
         passport.dataset.scan = scanID;
         passport.hidden = false;
         document.body.dataset.panel = "shown";

@@ -24,6 +24,8 @@ public struct KioskWords: Sendable, Equatable {
     var certificateCode: String
     /// Under `identified`: the panel's record is the named item's, not the object's in hand.
     var aboutNamedItem: String
+    /// Above the product's history: the daemon's sentences alone do not say what the dated lines are.
+    var historyLabel: String
     var tierPublic: String
     var tierEndUser: String
     var tierRepairer: String
@@ -40,6 +42,7 @@ public struct KioskWords: Sendable, Equatable {
         certificateHint: "Scan this code to keep the certificate on your phone.",
         certificateCode: "QR code of the certificate of authenticity",
         aboutNamedItem: "What the brand recorded about the item this code names, not about the object in hand:",
+        historyLabel: "History, newest first:",
         tierPublic: "public", tierEndUser: "owner", tierRepairer: "repairer", tierRecycler: "recycler", tierUpstream: "supply chain",
         tierAuthority: "authority")
 
@@ -52,6 +55,7 @@ public struct KioskWords: Sendable, Equatable {
         certificateHint: "Scannez ce code pour garder le certificat sur votre téléphone.",
         certificateCode: "Code QR du certificat d'authenticité",
         aboutNamedItem: "Ce que la marque a enregistré sur l'article que ce code désigne, pas sur l'objet en main\u{A0}:",
+        historyLabel: "Historique, du plus récent au plus ancien\u{A0}:",
         tierPublic: "public", tierEndUser: "propriétaire", tierRepairer: "réparateur", tierRecycler: "recycleur",
         tierUpstream: "chaîne d'approvisionnement", tierAuthority: "autorité")
 
@@ -65,7 +69,7 @@ public struct KioskWords: Sendable, Equatable {
         .kioskOfflineHint: \.offlineHint, .kioskSealIntact: \.sealIntact, .kioskSealOpened: \.sealOpened,
         .kioskSealOpenedDegraded: \.sealOpenedDegraded, .kioskTheft: \.theft, .kioskScanArea: \.scanArea,
         .kioskReadErrorHint: \.readErrorHint, .kioskTierServed: \.tierServed, .kioskCertificateHint: \.certificateHint,
-        .kioskCertificateCode: \.certificateCode, .kioskAboutNamedItem: \.aboutNamedItem, .kioskTierPublic: \.tierPublic,
+        .kioskCertificateCode: \.certificateCode, .kioskAboutNamedItem: \.aboutNamedItem, .kioskHistoryLabel: \.historyLabel, .kioskTierPublic: \.tierPublic,
         .kioskTierEndUser: \.tierEndUser, .kioskTierRepairer: \.tierRepairer, .kioskTierRecycler: \.tierRecycler,
         .kioskTierUpstream: \.tierUpstream, .kioskTierAuthority: \.tierAuthority,
     ]
@@ -90,7 +94,7 @@ public struct KioskWords: Sendable, Equatable {
             ("sealIntact", .string(sealIntact)), ("sealOpened", .string(sealOpened)), ("sealOpenedDegraded", .string(sealOpenedDegraded)),
             ("theft", .string(theft)), ("scanArea", .string(scanArea)), ("readErrorHint", .string(readErrorHint)),
             ("tierServed", .string(tierServed)), ("certificateHint", .string(certificateHint)), ("certificateCode", .string(certificateCode)),
-            ("aboutNamedItem", .string(aboutNamedItem)), ("tiers", tiers),
+            ("aboutNamedItem", .string(aboutNamedItem)), ("historyLabel", .string(historyLabel)), ("tiers", tiers),
         ])
         return value.encoded().replacingScalars(["<": "\\u003c", "\u{2028}": "\\u2028", "\u{2029}": "\\u2029"])
     }

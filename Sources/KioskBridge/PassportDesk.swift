@@ -32,13 +32,12 @@ public final class PassportDesk: Sendable {
     private struct State {
         var send: (@Sendable (ClientCommand) -> Bool)?
         var nextID: Int64 = 1
-        /// By the command's id.
+        /// By the command's id: a number, where the bridge's other commands have strings.
         var questions: [Int64: Question] = [:]
         /// By scan id, newest last.
         var replies: [(scanID: String, reply: Reply, at: ContinuousClock.Instant)] = []
     }
 
-    static let idPrefix = "kiosk-passport-"
     static let pendingLimit = 32
     static let keptReplies = 32
     /// Longer than the daemon's four reads on a slow network, shorter than a request's deadline (10 s).
@@ -108,7 +107,7 @@ public final class PassportDesk: Sendable {
             let id = state.nextID
             state.nextID += 1
             state.questions[id] = Question(scanID: scanID, askedAt: instant, waiting: waiter.map { [$0] } ?? [])
-            let command = ClientCommand(id: .string(Self.idPrefix + String(id)), action: .passport(PassportQuery(subject: .scan(id: scanID))))
+            let command = ClientCommand(id: .int(id), action: .passport(PassportQuery(subject: .scan(id: scanID))))
             return (nil, command, send)
         }
         if let command, let send, !send(command) {
@@ -121,9 +120,7 @@ public final class PassportDesk: Sendable {
     /// A daemon's line that answers one of the desk's questions; false when it is not one.
     @discardableResult
     func received(_ message: JSON) -> Bool {
-        guard let id = message["id"]?.stringValue, id.hasPrefix(Self.idPrefix), let number = Int64(id.dropFirst(Self.idPrefix.count)) else {
-            return false
-        }
+        guard case .int(let number) = message["id"] else { return false }
         let reply: Result<Reply, Unanswered>
         switch MessageType(of: message) {
         case .passport: reply = .success(.passport(message))

@@ -62,6 +62,7 @@ public enum SentenceID: String, Sendable, Hashable, CaseIterable {
     case kioskCertificateHint = "kiosk.certificate_hint"
     case kioskCertificateCode = "kiosk.certificate_code"
     case kioskAboutNamedItem = "kiosk.about_named_item"
+    case kioskHistoryLabel = "kiosk.history_label"
     case kioskTierPublic = "kiosk.tier.public"
     case kioskTierEndUser = "kiosk.tier.end_user"
     case kioskTierRepairer = "kiosk.tier.repairer"

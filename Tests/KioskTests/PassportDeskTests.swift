@@ -45,7 +45,7 @@ struct PassportDeskTests {
         let page = desk.answer(scanID: "s-1", render: ProductDocuments.passport)
         let code = desk.answer(scanID: "s-1", render: ProductDocuments.certificateCode)
         let commands = sent.withLock { $0 }
-        #expect(commands == [ClientCommand(id: "kiosk-passport-1", action: .passport(PassportQuery(subject: .scan(id: "s-1"))))])
+        #expect(commands == [ClientCommand(id: .int(1), action: .passport(PassportQuery(subject: .scan(id: "s-1"))))])
         #expect(Self.document(page) == nil, "waiting for the daemon")
         #expect(desk.received(Self.answer(to: commands[0])))
         let json = try #require(Self.document(page))
@@ -57,6 +57,35 @@ struct PassportDeskTests {
         #expect(Self.document(desk.answer(scanID: "s-1", render: ProductDocuments.passport))?.status == 200, "kept")
         #expect(sent.withLock { $0.count } == 1)
         #expect(!desk.received(ServerAnswer.status(id: "kiosk-status", [])), "not the desk's")
+    }
+
+    @Test func answersGoToTheirOwnQuestionWhateverTheirOrder() throws {
+        let (desk, sent) = Self.desk()
+        let first = desk.answer(scanID: "s-a", render: ProductDocuments.passport)
+        let second = desk.answer(scanID: "s-b", render: ProductDocuments.passport)
+        let commands = sent.withLock { $0 }
+        #expect(commands.map(\.id) == [.int(1), .int(2)])
+        desk.received(ServerAnswer.passport(id: commands[1].id, [("identifier", "0xb")]))
+        #expect(Self.document(first) == nil, "s-a's answer has not come")
+        desk.received(ServerAnswer.error(.notAvailable, "not remembered", id: commands[0].id))
+        #expect(try JSON.parse(utf8: try #require(Self.document(second)).body)["identifier"] == "0xb")
+        #expect(Self.document(first)?.status == 404)
+        #expect(desk.received(ServerAnswer.passport(id: .int(99), [])), "a number is the desk's, even an answer it no longer waits for")
+    }
+
+    @Test func atMostThirtyTwoQuestionsAreOutAtOnce() {
+        let clock = Clock()
+        let (desk, sent) = Self.desk(clock: clock)
+        let waiting = (1...PassportDesk.pendingLimit).map { desk.answer(scanID: "s-\($0)", render: ProductDocuments.passport) }
+        let refused = desk.answer(scanID: "s-one-more", render: ProductDocuments.certificateCode)
+        #expect(Self.document(refused)?.status == 503, "refused at once, not queued")
+        #expect(sent.withLock { $0.count } == PassportDesk.pendingLimit)
+        #expect(waiting.allSatisfy { Self.document($0) == nil })
+        clock.advance(.seconds(9))
+        desk.expire()
+        #expect(waiting.allSatisfy { Self.document($0)?.status == 504 })
+        #expect(Self.document(desk.answer(scanID: "s-one-more", render: ProductDocuments.passport)) == nil, "asked once room was made")
+        #expect(sent.withLock { $0.count } == PassportDesk.pendingLimit + 1)
     }
 
     @Test func aScanTheDaemonDoesNotKnowIs404AndKept() {

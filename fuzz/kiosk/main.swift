@@ -67,7 +67,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     asked = sent.withLock { $0 }
     if let message = try? JSON.parse(utf8: input), case .object(var members) = message {
         members.removeAll { $0.0 == "id" }
-        let id = asked.first?.id ?? .string("kiosk-passport-1")
+        let id = asked.first?.id ?? .int(1)
         desk.received(.object(members + [("id", id)]))
     }
     let reply = (try? JSON.parse(utf8: input)).map { PassportDesk.Reply.passport($0) } ?? .none

@@ -12,10 +12,16 @@ public struct ProductPanel: Sendable, CustomStringConvertible {
     /// `data-anchoring`: the proof's state, `unavailable` when the proof could not be read.
     public let anchoring: String
     public let anchoringText: String
+    /// The anchoring line stands out as a warning (its own background and sign), as `modified_after_anchoring` must.
+    public let anchoringWarning: Bool
     public let certificate: String
     public let certificateHint: String
     public let hasCode: Bool
     public let history: [String]
+    /// The words above the history's entries.
+    public let historyLabel: String
+    /// The history's sentence alone, when the daemon could not read it.
+    public let historyFailure: String
     /// Every word on the page.
     public let pageText: String
 
@@ -28,27 +34,34 @@ public struct ProductPanel: Sendable, CustomStringConvertible {
         tier = text("tier")
         anchoring = text("anchoring")
         anchoringText = text("anchoringText")
+        anchoringWarning = json["warning"] == .bool(true)
         certificate = text("certificate")
         certificateHint = text("hint")
         hasCode = json["code"] == .bool(true)
         history = json["history"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        historyLabel = text("historyLabel")
+        historyFailure = text("historyFailure")
         pageText = text("page")
     }
 
     public var description: String {
-        "panel(shown: \(shown), scan: \(scanID), product: \(product), tier: \(tier), anchoring: \(anchoring) \(anchoringText.debugDescription), "
-            + "certificate: \(certificate.debugDescription), code: \(hasCode), history: \(history))"
+        "panel(shown: \(shown), scan: \(scanID), product: \(product), tier: \(tier), anchoring: \(anchoring) \(anchoringText.debugDescription)"
+            + "\(anchoringWarning ? " (warning)" : ""), certificate: \(certificate.debugDescription), code: \(hasCode), "
+            + "history: \(historyLabel.debugDescription) \(history) \(historyFailure.debugDescription))"
     }
 
     static let reader = """
         (() => {
           const p = document.getElementById('passport');
-          const t = (id) => { const n = document.getElementById(id); return n.hidden ? '' : n.textContent; };
+          const t = (id) => { const n = document.getElementById(id); return n.checkVisibility() ? n.textContent : ''; };
+          const a = document.getElementById('pp-anchoring');
           return { shown: !p.hidden, scan: p.dataset.scan, about: t('pp-about'), product: t('pp-product'), tier: t('pp-tier'),
-                   anchoring: document.getElementById('pp-anchoring').dataset.anchoring, anchoringText: t('pp-anchoring'),
+                   anchoring: a.dataset.anchoring, anchoringText: t('pp-anchoring'),
+                   warning: getComputedStyle(a).backgroundColor !== 'rgba(0, 0, 0, 0)' && getComputedStyle(a, '::before').content.includes('\\u26A0'),
                    certificate: t('pp-certificate-status'), hint: t('pp-certificate-hint'),
                    code: !document.getElementById('pp-code').hidden,
                    history: Array.from(document.querySelectorAll('#pp-history li'), (li) => li.textContent),
+                   historyLabel: t('pp-history-label'), historyFailure: t('pp-history-failed'),
                    page: document.body.innerText };
         })()
         """
