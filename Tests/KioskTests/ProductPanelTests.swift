@@ -124,6 +124,33 @@ struct ProductPanelTests {
         #expect(panel.product.hasPrefix("Chronograph 42") && panel.hasCode, "\(panel)")
     }
 
+    /// The daemon's reads held at the certificate while the next scan replaces the verdict: the product that comes
+    /// afterwards is not shown under the other verdict, nor at all.
+    @Test func aProductThatComesAfterItsVerdictLeftIsNeverShown() async throws {
+        let rig = try StationRig(hold: 60)
+        let browser = try Chromium()
+        let page = try await browser.open(rig.pageURL)
+        _ = try await page.waitForOutcome("idle")
+        try await page.recordProductPanels()
+        let station = try await rig.connect()
+        defer { station.close() }
+
+        try await rig.api.fault(path: "/certificate/", hold: true)
+        let (_, slow) = try await verify("https://sealtrust.io/p/SN-00043", on: station, id: "slow")
+        let slowScan = try #require(slow["scan_id"]?.stringValue)
+        let (_, foreign) = try await verify("https://id.gs1.org/01/09506000134352", on: station, id: "next")
+        let screen = try await page.waitForSeq(try #require(foreign["seq"]?.integerValue))
+        #expect(screen.outcome == "not_sealtrust")
+        try await rig.api.release()
+        // Answered by now to every request waiting for it, the page's among them.
+        #expect(try httpGet(port: rig.kiosk.port, path: "/passport?scan_id=\(slowScan)", timeout: .seconds(15)).status == 200)
+
+        let (_, last) = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "last")
+        let lastScan = try #require(last["scan_id"]?.stringValue)
+        _ = try await page.waitForProductPanel(scanID: lastScan)
+        #expect(try await page.productPanelsShown() == [lastScan])
+    }
+
     /// The daemon's own `passport` answer for a scan, to hold the page to.
     private func passport(of scanID: String, on station: StationConnection) async throws -> JSON {
         try station.send(ClientCommand(id: "check", action: .passport(PassportQuery(subject: .scan(id: scanID)))))
