@@ -113,6 +113,8 @@ public enum KioskPage {
       const words = {{WORDS}};
       const ICONS = { idle: "\u25EF", good: "\u2713", alert: "!", neutral: "i", unavailable: "\u21BB", offline: "\u2715" };
       const GOOD = new Set(["authentic", "identified"]);
+      // A printed code names the item and proves nothing about the object: green as the spec says, never the check mark.
+      const PRINTED_ICON = "i";
       const ALERT = new Set(["replay", "invalid_signature"]);
       // The station cannot check now: never to be mistaken for "not our code".
       const UNAVAILABLE = new Set(["failure", "too_many_calls"]);
@@ -145,7 +147,7 @@ public enum KioskPage {
         verdict.dataset.seal = parts.seal || "none";
         verdict.dataset.theft = parts.theft ? "reported" : "none";
         verdict.dataset.seq = parts.seq || "";
-        byId("icon").textContent = ICONS[tone];
+        byId("icon").textContent = outcome === "identified" ? PRINTED_ICON : ICONS[tone];
         byId("message").textContent = message;
         // Long sentences (a seal and a theft warning added) get smaller type, so that everything fits one screen.
         verdict.classList.toggle("long", message.length > 90 && message.length <= 170);

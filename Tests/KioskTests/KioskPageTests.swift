@@ -68,6 +68,8 @@ struct KioskPageTests {
             #expect(screen.outcome == expected.outcome, "\(expected.name): \(screen)")
             #expect(screen.message == verdict["message"]?.stringValue, "\(expected.name): the daemon's sentence, whole: \(screen)")
             #expect(screen.tone == expected.tone, "\(expected.name): \(screen)")
+            #expect((screen.icon == "\u{2713}") == (expected.outcome == "authentic" && expected.tone == "good"),
+                    "\(expected.name): the check mark is a chip's genuine read alone, never a printed code's: \(screen)")
             #expect(screen.seal == expected.seal, "\(expected.name): \(screen)")
             switch expected.seal {
             case "intact": #expect(screen.sealText == words["sealIntact"])

@@ -4,6 +4,7 @@ import JSONCore
 public struct KioskScreen: Sendable, CustomStringConvertible {
     public let outcome: String
     public let tone: String
+    public let icon: String
     public let seq: String
     public let message: String
     public let product: String
@@ -18,6 +19,7 @@ public struct KioskScreen: Sendable, CustomStringConvertible {
         func text(_ key: String) -> String { json[key]?.stringValue ?? "" }
         outcome = text("outcome")
         tone = text("tone")
+        icon = text("icon")
         seq = text("seq")
         message = text("message")
         product = text("product")
@@ -30,7 +32,7 @@ public struct KioskScreen: Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "outcome=\(outcome) tone=\(tone) seq=\(seq) message=\(message.debugDescription) product=\(product.debugDescription) "
+        "outcome=\(outcome) tone=\(tone) icon=\(icon) seq=\(seq) message=\(message.debugDescription) product=\(product.debugDescription) "
             + "seal=\(seal) \(sealText.debugDescription) theft=\(theft) \(theftText.debugDescription) area=\(area.debugDescription)"
     }
 
@@ -39,7 +41,8 @@ public struct KioskScreen: Sendable, CustomStringConvertible {
         (() => {
           const v = document.getElementById('verdict');
           const shown = (id) => { const n = document.getElementById(id); return n.hidden ? '' : n.textContent; };
-          return { outcome: v.dataset.outcome, tone: document.body.dataset.tone, seq: v.dataset.seq || '',
+          return { outcome: v.dataset.outcome, tone: document.body.dataset.tone,
+                   icon: document.getElementById('icon').textContent, seq: v.dataset.seq || '',
                    message: document.getElementById('message').textContent, product: shown('product'),
                    seal: v.dataset.seal, sealText: shown('seal'), theft: v.dataset.theft, theftText: shown('theft'),
                    area: shown('area'), live: v.getAttribute('aria-live') || '' };
