@@ -56,6 +56,8 @@ public enum KioskPage {
     body[data-panel="shown"] #verdict > * { margin-bottom: 1.2vh; }
     body[data-panel="shown"] #icon { font-size: min(9vh, 6rem); }
     body[data-panel="shown"] #message { font-size: min(3.4vw, 5.2vh); }
+    /* The verdict's long sizes are for a screen without the panel: beside it they push the certificate off the bottom. */
+    body[data-panel="shown"] #verdict.long #message, body[data-panel="shown"] #verdict.longer #message { font-size: min(2.8vw, 4.2vh); }
     body[data-panel="shown"] #hint, body[data-panel="shown"] #product { display: none; }
     #passport { margin: 1.5vh auto 0; width: 90vw; padding: 1.6vh 2vw; border-radius: 0.5em; background: rgba(0, 0, 0, 0.32);
                 text-align: left; display: grid; grid-template-columns: 1fr auto; gap: 0.8vh 3vw; font-size: min(2.2vw, 3.5vh);

@@ -52,6 +52,7 @@ struct ProductPanelTests {
         #expect(!panel.anchoringWarning, "anchored is said calmly: \(panel)")
         #expect(panel.certificate == words["valid"] && panel.certificateHint == words["hint"] && panel.hasCode, "\(panel)")
         #expect(panel.about == "", "a chip proves the object: \(panel)")
+        #expect(panel.fitsTheScreen, "\(panel)")
         let history = answer["history"]?.arrayValue ?? []
         #expect(panel.history.count == min(5, history.count) && !panel.history.isEmpty && panel.historyLabel == words["history"], "\(panel)")
         #expect(panel.history.first?.hasSuffix(history.first?["message"]?.stringValue ?? "?") == true, "newest first: \(panel)")
@@ -62,6 +63,13 @@ struct ProductPanelTests {
         let payloads = pixels.withUnsafeBufferPointer { QRFrameDecoder().decode(luma: $0, width: side, height: side) }
         let pdfURL = try #require(answer["certificate"]?["pdf_url"]?.stringValue)
         #expect(payloads == [Array(pdfURL.utf8)])
+
+        // The longest sentence a panel goes with (the seal opened, the brand lowering trust) above a modified record:
+        // everything still fits the screen.
+        let (_, degraded) = try await verify(try mintChipURL("seal-opened-degrade", counter: 40), on: station, id: "degraded")
+        panel = try await page.waitForProductPanel(scanID: try #require(degraded["scan_id"]?.stringValue))
+        try await page.screenshot(to: output + "/\(language)-panel-authentic-opened-degrade.png")
+        #expect(panel.fitsTheScreen && panel.hasCode && panel.certificateHint == words["hint"], "\(panel)")
 
         // A printed code: the panel, and the verdict's sentence that a printed code proves nothing stays.
         for (serial, state) in [("SN-00044", "modified_after_anchoring"), ("SN-00045", "none"), ("SN-00043", "never_anchored")] {
@@ -74,6 +82,7 @@ struct ProductPanelTests {
             #expect(panel.anchoring == state, "\(serial): \(panel)")
             #expect(panel.anchoringWarning == (state == "modified_after_anchoring"), "only a modification is a warning: \(panel)")
             #expect(panel.about == words["about"], "the record is the named item's: \(panel)")
+            #expect(panel.fitsTheScreen, "\(panel)")
             if state == "none" { #expect(panel.anchoringText == words["none"], "\(panel)") }
             #expect(!panel.pageText.lowercased().contains("not anchored") && !panel.pageText.lowercased().contains("non ancré"))
         }

@@ -24,6 +24,8 @@ public struct ProductPanel: Sendable, CustomStringConvertible {
     public let historyFailure: String
     /// Every word on the page.
     public let pageText: String
+    /// The verdict and the panel fit the window: nothing a buyer should read is cut off at its bottom or side.
+    public let fitsTheScreen: Bool
 
     init(_ json: JSON) {
         func text(_ key: String) -> String { json[key]?.stringValue ?? "" }
@@ -42,12 +44,14 @@ public struct ProductPanel: Sendable, CustomStringConvertible {
         historyLabel = text("historyLabel")
         historyFailure = text("historyFailure")
         pageText = text("page")
+        fitsTheScreen = json["fits"] == .bool(true)
     }
 
     public var description: String {
         "panel(shown: \(shown), scan: \(scanID), product: \(product), tier: \(tier), anchoring: \(anchoring) \(anchoringText.debugDescription)"
             + "\(anchoringWarning ? " (warning)" : ""), certificate: \(certificate.debugDescription), code: \(hasCode), "
-            + "history: \(historyLabel.debugDescription) \(history) \(historyFailure.debugDescription))"
+            + "history: \(historyLabel.debugDescription) \(history) \(historyFailure.debugDescription)"
+            + "\(fitsTheScreen ? "" : ", overflows the screen"))"
     }
 
     static let reader = """
@@ -62,7 +66,9 @@ public struct ProductPanel: Sendable, CustomStringConvertible {
                    code: !document.getElementById('pp-code').hidden,
                    history: Array.from(document.querySelectorAll('#pp-history li'), (li) => li.textContent),
                    historyLabel: t('pp-history-label'), historyFailure: t('pp-history-failed'),
-                   page: document.body.innerText };
+                   page: document.body.innerText,
+                   fits: (() => { const m = document.querySelector('main');
+                                  return m.scrollHeight <= window.innerHeight && m.scrollWidth <= window.innerWidth; })() };
         })()
         """
 }
