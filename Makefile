@@ -16,12 +16,13 @@ build: deps
 # The hardware tests share their pcscd's two virtual readers, so tests run one at a time. Each test process
 # runs a pcscd of its own (scripts/private-pcscd.sh); the machine's pcscd must be the same process afterwards.
 # Every target declares the package's modules it imports (scripts/declared-imports.py), and Sources/ keeps the
-# countable claims of docs/architecture.md (scripts/architecture-claims.py).
+# countable claims of docs/architecture.md (scripts/architecture-claims.py). The run's temporary files go in a folder
+# of its own, removed at the end (scripts/own-temporary-folder.sh).
 test: deps test-sandbox
 	./scripts/declared-imports.py $(SWIFT)
 	./scripts/architecture-claims.py
 	$(SWIFT) build --build-tests
-	./scripts/leaves-system-pcscd-alone.sh $(SWIFT) test --no-parallel
+	./scripts/own-temporary-folder.sh ./scripts/leaves-system-pcscd-alone.sh $(SWIFT) test --no-parallel
 
 # Each part of the project adds its own targets (benchmarks, demo, install) in mk/.
 -include mk/*.mk

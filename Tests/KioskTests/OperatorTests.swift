@@ -88,4 +88,19 @@ struct OperatorTests {
         }
         #expect(browsers.isEmpty, "Chromium processes left running: \(browsers)")
     }
+
+    /// The tests' own browser ends with the test that opened it: no Chromium left running beside the rest of the
+    /// suite, no profile left in the temporary folder.
+    @Test func aTestsBrowserEndsWithItsOwnerAndLeavesNoProfile() async throws {
+        let rig = try StationRig()
+        var ended: (pid: pid_t, profile: String)?
+        do {
+            let browser = try Chromium()
+            _ = try await browser.open(rig.pageURL).waitForOutcome("idle")
+            ended = (browser.pid, browser.profile)
+        }
+        let (pid, profile) = try #require(ended)
+        #expect(kill(pid, 0) == -1 && errno == ESRCH, "Chromium \(pid) still runs")
+        #expect(!FileManager.default.fileExists(atPath: profile), "left: \(profile)")
+    }
 }

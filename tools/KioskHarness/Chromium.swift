@@ -12,16 +12,11 @@ public struct BrowserError: Error, CustomStringConvertible {
 /// Debian's headless Chromium, driven through the DevTools protocol over `--remote-debugging-pipe`:
 /// commands go in on its fd 3, answers and events come out of its fd 4, each JSON message ended by a NUL.
 public final class Chromium: Sendable {
-    private struct State {
-        var nextID = 1
-        var waiting: [Int: CheckedContinuation<JSON, any Error>] = [:]
-        var ended = false
-    }
-
     public let pid: pid_t
     private let commands: Int32
-    private let state = Mutex(State())
-    private let profile: String
+    private let replies = Replies()
+    /// The fresh profile folder, removed when the browser ends.
+    public let profile: String
 
     /// Starts the browser with a fresh profile; `width`×`height` is the kiosk screen.
     public init(width: Int = 1280, height: Int = 800) throws {
@@ -46,10 +41,15 @@ public final class Chromium: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, profile + "/stdout", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, profile + "/stderr", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // A session of its own, so that its helpers (zygote, renderers) can be ended with it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, 0x80)  // POSIX_SPAWN_SETSID, which spawn.h hides behind _GNU_SOURCE
         var child: pid_t = 0
         let pointers = arguments.map { strdup($0) } + [nil]
         defer { pointers.forEach { free($0) } }
-        let spawned = posix_spawn(&child, executable, &actions, nil, pointers, environ)
+        let spawned = posix_spawn(&child, executable, &actions, &attributes, pointers, environ)
         close(toBrowser[0])
         close(fromBrowser[1])
         guard spawned == 0 else {
@@ -60,12 +60,14 @@ public final class Chromium: Sendable {
         pid = child
         commands = toBrowser[1]
         let answers = fromBrowser[0]
-        Thread { [self] in readMessages(from: answers) }.start()
+        // The thread holds the replies, not the browser: the browser's deinit, which ends the thread, can then run.
+        Thread { [replies] in replies.readMessages(from: answers) }.start()
     }
 
     deinit {
         close(commands)
-        kill(pid, SIGKILL)
+        // Its helpers write into the profile too: all of them go before the profile does.
+        kill(-pid, SIGKILL)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
         try? FileManager.default.removeItem(atPath: profile)
@@ -74,20 +76,20 @@ public final class Chromium: Sendable {
     /// Sends one command and waits for its answer's `result`; throws the protocol's `error`.
     public func send(_ method: String, _ params: JSON = .object([]), session: String? = nil,
                      timeout: Duration = .seconds(20)) async throws -> JSON {
-        let id = state.withLock { state in
+        let id = replies.state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
         }
         var message: [(String, JSON)] = [("id", .int(Int64(id))), ("method", .string(method)), ("params", params)]
         if let session { message.append(("sessionId", .string(session))) }
         let bytes = Array(JSON.object(message).encoded().utf8) + [0]
-        let timer = Task {
+        let timer = Task { [replies] in
             try await Task.sleep(for: timeout)
-            finish(id, with: .failure(BrowserError("\(method): no answer within \(timeout)")))
+            replies.finish(id, with: .failure(BrowserError("\(method): no answer within \(timeout)")))
         }
         defer { timer.cancel() }
         return try await withCheckedThrowingContinuation { continuation in
-            let ended = state.withLock { state -> Bool in
+            let ended = replies.state.withLock { state -> Bool in
                 if !state.ended { state.waiting[id] = continuation }
                 return state.ended
             }
@@ -100,7 +102,7 @@ public final class Chromium: Sendable {
                 let written = bytes[offset...].withUnsafeBytes { write(commands, $0.baseAddress, $0.count) }
                 if written < 0 && errno == EINTR { continue }
                 guard written > 0 else {
-                    finish(id, with: .failure(BrowserError("write to chromium: \(String(cString: strerror(errno)))")))
+                    replies.finish(id, with: .failure(BrowserError("write to chromium: \(String(cString: strerror(errno)))")))
                     return
                 }
                 offset += written
@@ -108,13 +110,35 @@ public final class Chromium: Sendable {
         }
     }
 
-    private func finish(_ id: Int, with result: Result<JSON, any Error>) {
+    /// A new tab on `url`, attached for commands.
+    public func open(_ url: String) async throws -> BrowserPage {
+        let target = try await send("Target.createTarget", .object([("url", "about:blank")]))
+        guard let targetID = target["targetId"]?.stringValue else { throw BrowserError("no targetId") }
+        let attached = try await send("Target.attachToTarget", .object([("targetId", .string(targetID)), ("flatten", true)]))
+        guard let session = attached["sessionId"]?.stringValue else { throw BrowserError("no sessionId") }
+        let page = BrowserPage(browser: self, session: session)
+        try await page.navigate(url)
+        return page
+    }
+}
+
+/// The commands waiting for an answer, and the reader thread that answers them.
+private final class Replies: Sendable {
+    struct State {
+        var nextID = 1
+        var waiting: [Int: CheckedContinuation<JSON, any Error>] = [:]
+        var ended = false
+    }
+
+    let state = Mutex(State())
+
+    func finish(_ id: Int, with result: Result<JSON, any Error>) {
         let waiter = state.withLock { $0.waiting.removeValue(forKey: id) }
         waiter?.resume(with: result)
     }
 
     /// The reader thread: blocks in read(2), splits at NUL, answers the waiting commands. Events are not kept.
-    private func readMessages(from descriptor: Int32) {
+    func readMessages(from descriptor: Int32) {
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -140,17 +164,6 @@ public final class Chromium: Sendable {
             return Array(state.waiting.values)
         }
         for waiter in waiters { waiter.resume(throwing: BrowserError("chromium has exited")) }
-    }
-
-    /// A new tab on `url`, attached for commands.
-    public func open(_ url: String) async throws -> BrowserPage {
-        let target = try await send("Target.createTarget", .object([("url", "about:blank")]))
-        guard let targetID = target["targetId"]?.stringValue else { throw BrowserError("no targetId") }
-        let attached = try await send("Target.attachToTarget", .object([("targetId", .string(targetID)), ("flatten", true)]))
-        guard let session = attached["sessionId"]?.stringValue else { throw BrowserError("no sessionId") }
-        let page = BrowserPage(browser: self, session: session)
-        try await page.navigate(url)
-        return page
     }
 }
 
