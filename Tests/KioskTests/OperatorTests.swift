@@ -71,7 +71,8 @@ struct OperatorTests {
     /// `make demo` stops its screenshot browser with SIGTERM (demo/run-demo.sh's cleanup): its profile goes with it.
     @Test func theDemosScreenshotBrowserLeavesNoProfileBehind() async throws {
         let rig = try StationRig()
-        let scratch = try ScratchDirectory("kiosk-demo-tmp")
+        // A short name: Chromium's singleton socket goes in a folder of the profile in this one (108 bytes at most).
+        let scratch = try ScratchDirectory("demo")
         var environment = ProcessInfo.processInfo.environment
         environment["TMPDIR"] = scratch.path
         let shooter = try ChildProcess("/usr/bin/python3", [repositoryRoot().appendingPathComponent("demo/kiosk-screenshot.py").path,
