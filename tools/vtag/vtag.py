@@ -12,6 +12,7 @@ import os
 import socket
 import struct
 import sys
+import tempfile
 import threading
 import time
 
@@ -26,9 +27,10 @@ NDEF_FILE_SIZE = 256  # NTAG 424 DNA's file 2
 LONG_FILE_SIZE = 2048
 CONNECT_PATIENCE_S = 10.0
 # pcscd polls vpcd's readers every 400 ms: a tag back in the field sooner would look like it never left,
-# whichever vtag process presents it. The last removal on each port is kept in a file for the next one.
+# whichever vtag process presents it. The last removal on each port is kept in a file for the next one, in the
+# temporary folder (a test run's own, from make test).
 DEFAULT_GAP_S = 0.6
-REMOVAL_STAMP = "/tmp/vtag-%d.removed"
+REMOVAL_STAMP = os.path.join(tempfile.gettempdir(), "vtag-%d.removed")
 
 VPCD_POWER_OFF, VPCD_POWER_ON, VPCD_RESET, VPCD_ATR = 0, 1, 2, 4
 
