@@ -6,7 +6,8 @@ import Synchronization
 /// each input is written on a fresh TCP connection to it, which is then half-closed, and the answer read.
 /// - the server answers with an HTTP status line, or closes, or waits, and keeps serving (no trap, no ASan report
 ///   in libmicrohttpd's callbacks, the routes, the Host check or the connection table);
-/// - 200 only for a path that is exactly `/`, `/events`, `/metrics` or `/healthz` as sent (never `/%00`), and
+/// - 200 only for a path that is exactly `/`, `/events`, `/metrics` or `/healthz` as libmicrohttpd keeps it (the
+///   request target up to its first NUL, as it keeps a field's value; never `/%00`), and
 ///   only when the first `Host` field, if any, names the bridge (the listen address, `localhost`, kiosk.example);
 /// - a resuming stream's seq is the `Last-Event-ID` field's value up to any NUL, decimal digits and nothing else
 ///   (leading zeros allowed).
@@ -83,10 +84,20 @@ func exchange(_ input: [UInt8]) -> [UInt8] {
     let connected = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    check(connected == 0, "connect: errno \(errno)")
+    // libFuzzer's timeout alarm (SIGALRM) interrupts calls here: an interrupted connect goes on, and is waited for.
+    if connected != 0 {
+        check(errno == EINTR, "connect: errno \(errno)")
+        var writable = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+        while poll(&writable, 1, 1000) < 0 && errno == EINTR {}
+        var failure: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &failure, &length)
+        check(writable.revents & Int16(POLLOUT) != 0 && failure == 0, "connect: errno \(failure)")
+    }
     var offset = 0
     while offset < input.count {
         let written = input[offset...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if written < 0 && errno == EINTR { continue }
         guard written > 0 else { break }   // the server may answer and close before reading it all
         offset += written
     }
@@ -96,9 +107,12 @@ func exchange(_ input: [UInt8]) -> [UInt8] {
     let deadline = ContinuousClock.now + .milliseconds(300)
     while ContinuousClock.now < deadline {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        guard poll(&poller, 1, 20) >= 0 else { break }
+        let ready = poll(&poller, 1, 20)
+        if ready < 0 && errno == EINTR { continue }
+        guard ready >= 0 else { break }
         if poller.revents == 0 { continue }
         let count = recv(descriptor, &chunk, chunk.count, 0)
+        if count < 0 && errno == EINTR { continue }
         guard count > 0 else { break }
         answer += chunk[..<count]
         if isComplete(answer) { break }
@@ -128,7 +142,8 @@ func statusCode(_ answer: [UInt8]) -> Int? {
 func requestHead(_ input: [UInt8]) -> (path: String, host: String?, lastEventID: String?) {
     let lines = input.split(separator: 0x0A, omittingEmptySubsequences: false).map { $0.last == 0x0D ? $0.dropLast() : $0 }
     let target = lines.first?.split(separator: 0x20, omittingEmptySubsequences: false).dropFirst().first ?? []
-    let path = String(decoding: target.prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self)
+    // libmicrohttpd keeps the target up to its first NUL, as it keeps a field's value: that is the path the bridge sees.
+    let path = String(decoding: target.prefix { $0 != UInt8(ascii: "?") && $0 != 0 }, as: UTF8.self)
     var host: String?
     var lastEventID: String?
     for line in lines.dropFirst() {
