@@ -195,5 +195,6 @@ public final class StationFeed: AsyncSequence, Sendable {
 /// The oldest seq a `not_available` answer names ("... (the oldest kept is N)"), when it names one.
 func oldestKeptSeq(inDetail detail: String) -> UInt64? {
     guard let range = detail.firstRange(of: "oldest kept is ") else { return nil }
-    return UInt64(detail[range.upperBound...].prefix { $0.isNumber })
+    // ASCII digits by their bytes: a digit followed by a combining mark is one Character, which UInt64 refuses.
+    return UInt64(Substring(detail[range.upperBound...].utf8.prefix { (0x30...0x39).contains($0) }))
 }

@@ -1,7 +1,7 @@
 import BridgeTestSupport
 import Foundation
 import POSIXSupport
-import StationClient
+@testable import StationClient
 import StationWire
 import Synchronization
 import Testing
@@ -89,5 +89,14 @@ struct StationFeedTests {
         let waits = (0..<8).map { _ in backoff.next() }
         #expect(waits[1] >= .milliseconds(1600) && waits[1] <= .milliseconds(2400))
         #expect(waits[7] >= .seconds(48) && waits[7] <= .seconds(72))
+    }
+
+    /// A resume after retention starts at the seq the daemon names: its ASCII digits, whatever follows them.
+    @Test func theOldestKeptSeqIsItsASCIIDigits() {
+        #expect(oldestKeptSeq(inDetail: "events after 3 are gone (the oldest kept is 17)") == 17)
+        #expect(oldestKeptSeq(inDetail: "the oldest kept is 2\u{65D}") == 2, "a digit and a combining mark after it")
+        #expect(oldestKeptSeq(inDetail: "the oldest kept is \u{663}") == nil, "an Arabic-Indic digit is no seq")
+        #expect(oldestKeptSeq(inDetail: "the oldest kept is 18446744073709551616") == nil, "above UInt64")
+        #expect(oldestKeptSeq(inDetail: "no seq here") == nil)
     }
 }
