@@ -13,6 +13,7 @@ struct BadValue: Error {
 public enum ConfigurationKey: String, CaseIterable, Sendable {
     case socket
     case apiBase = "api-base"
+    case publicAPIBase = "public-api-base"
     case apiTimeout = "api-timeout"
     case apiProxy = "api-proxy"
     case apiCA = "api-ca"
@@ -48,6 +49,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .tokenFile: options.tokenFile = try Self.path(value)
         case .texts: options.textsFile = try Self.path(value)
         case .apiBase: options.apiBase = try Self.httpURL(value)
+        case .publicAPIBase: options.publicAPIBase = try Self.httpURL(value)
         case .apiTimeout: options.apiTimeout = try Self.number(value, in: 0.1...300, "seconds")
         case .apiProxy: options.apiProxy = value == "none" ? nil : try Self.proxyURL(value)
         case .apiCA: options.apiCAFile = try Self.path(value)

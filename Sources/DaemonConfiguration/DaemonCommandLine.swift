@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import POSIXSupport
+import SealTrustKit
 import StationWire
 
 /// Reads daemon.md's command line and `key = value` configuration file into `DaemonOptions`.
@@ -16,7 +17,8 @@ public enum DaemonCommandLine {
     public static let defaultConfigPath = "/etc/sealtrust-scand/scand.conf"
 
     public static let usage = """
-        usage: sealtrust-scand [--config PATH] [--socket PATH] [--api-base URL] [--api-timeout SECONDS]
+        usage: sealtrust-scand [--config PATH] [--socket PATH] [--api-base URL] [--public-api-base URL]
+                               [--api-timeout SECONDS]
                                [--api-proxy URL|none] [--api-ca FILE] [--api-keepalive SECONDS]
                                [--nfc auto|none|NAME] [--camera auto|none|DEVICE|y4m:PATH]
                                [--feedback auto|none]
@@ -154,11 +156,16 @@ public enum DaemonCommandLine {
     static func readTexts(_ path: String, at location: String) throws(ConfigurationError) -> SentenceOverrides {
         switch NamedFile.read(path, what: "texts file", limit: SentenceOverrides.largestFile) {
         case .bytes(let bytes, _):
+            let overrides: SentenceOverrides
             do throws(SentenceOverrides.Refusal) {
-                return try SentenceOverrides.read(bytes)
+                overrides = try SentenceOverrides.read(bytes)
             } catch {
                 throw ConfigurationError(message: "\(location): texts file \(path): \(error.description)")
             }
+            if let inversion = SentenceGuard.inversion(in: overrides, defaults: ScreenTexts.defaultsByLanguage) {
+                throw ConfigurationError(message: "\(location): texts file \(path): \(inversion)")
+            }
+            return overrides
         case .problem(let problem, _):
             throw ConfigurationError(message: "\(location): \(problem)")
         case .unchanged: preconditionFailure("read with no identity to compare")

@@ -23,6 +23,9 @@ public struct DaemonOptions: Sendable, Equatable {
     public var configPath: String?
     public var socketPath = "/run/sealtrust-scand/scand.sock"
     public var apiBase = URL(string: "https://api.sealtrust.io")!
+    /// The API's public address, for what a buyer's phone opens (the certificate's PDF); nil: `apiBase`. A relay's
+    /// address (`apiBase` behind one) must never reach a buyer.
+    public var publicAPIBase: URL?
     public var apiTimeout: Double = 15
     /// The HTTP proxy the API is reached through (`CONNECT`); nil goes direct. Defaults to `HTTPS_PROXY`.
     public var apiProxy: URL?

@@ -95,11 +95,16 @@ extension KioskOptions {
         } catch {
             throw Invalid(description: "--texts \(printable(path)): cannot read it: \(error)")
         }
+        let overrides: SentenceOverrides
         do throws(SentenceOverrides.Refusal) {
-            return try SentenceOverrides.read(bytes)
+            overrides = try SentenceOverrides.read(bytes)
         } catch {
             throw Invalid(description: "--texts \(printable(path)): \(error.description)")
         }
+        if let inversion = SentenceGuard.inversion(in: overrides, defaults: KioskWords.defaultsByLanguage) {
+            throw Invalid(description: "--texts \(printable(path)): \(inversion)")
+        }
+        return overrides
     }
 }
 

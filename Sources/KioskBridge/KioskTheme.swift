@@ -6,8 +6,11 @@ import POSIXSupport
 /// its own: `unavailable` (the station cannot check now) is never `neutral` (not our code).
 public struct KioskTheme: Sendable, Equatable {
     public enum Name: String, Sendable, CaseIterable {
-        /// `authentic` and `identified`.
+        /// A chip's `authentic`.
         case good
+        /// `identified`: a printed code names an item and proves nothing about the object in hand. Calm, and never
+        /// `good`'s colour.
+        case identified
         /// `replay`, `invalid_signature`, a theft report.
         case alert
         /// The other verdicts and a read error.
@@ -25,7 +28,7 @@ public struct KioskTheme: Sendable, Equatable {
     public private(set) var colours: [Name: String]
 
     public static let standard = KioskTheme(colours: [
-        .good: "#0a5c2a", .alert: "#b0001e", .neutral: "#1d3557", .unavailable: "#6b4400", .idle: "#111418",
+        .good: "#0a5c2a", .identified: "#3d2c6b", .alert: "#b0001e", .neutral: "#1d3557", .unavailable: "#6b4400", .idle: "#111418",
         .offline: "#3a3a3a", .text: "#ffffff", .accent: "#ffd400",
     ])
 
@@ -47,17 +50,51 @@ public struct KioskTheme: Sendable, Equatable {
             throw KioskOptions.Invalid(description: "--theme \(printable(path)): not a JSON object of colours by name")
         }
         var theme = standard
+        var given: Set<Name> = []
         for (key, value) in members {
             guard let name = Name(rawValue: key) else {
                 let names = Name.allCases.map(\.rawValue).joined(separator: ", ")
                 throw KioskOptions.Invalid(description: "--theme \(printable(path)): unknown colour \(printable(key)) (the names: \(names))")
+            }
+            // JSON keeps a repeated name; which of two colours was meant, the file does not say.
+            guard given.insert(name).inserted else {
+                throw KioskOptions.Invalid(description: "--theme \(printable(path)): \(key) is given twice")
             }
             guard let colour = value.stringValue, isHexColour(colour) else {
                 throw KioskOptions.Invalid(description: "--theme \(printable(path)): \(key) must be #rgb or #rrggbb")
             }
             theme.colours[name] = colour
         }
+        if let inversion = theme.inversion {
+            throw KioskOptions.Invalid(description: "--theme \(printable(path)): \(inversion)")
+        }
         return theme
+    }
+
+    /// The backgrounds the words are written on.
+    static let backgrounds: [Name] = [.good, .identified, .alert, .neutral, .unavailable, .idle, .offline]
+
+    /// What a theme may not do, whatever the brand's taste: colour an alert or a printed code as the good screen,
+    /// or write the words in their background's colour. Nil when it does none of it.
+    var inversion: String? {
+        func same(_ one: Name, _ other: Name) -> Bool {
+            Self.normalised(colours[one] ?? "") == Self.normalised(colours[other] ?? "")
+        }
+        if same(.alert, .good) { return "alert must not be good's colour: an alert would look like a genuine product" }
+        if same(.identified, .good) {
+            return "identified must not be good's colour: a printed code proves nothing about the object in hand"
+        }
+        if let background = Self.backgrounds.first(where: { same(.text, $0) }) {
+            return "text must not be \(background.rawValue)'s colour: the words would be invisible on it"
+        }
+        if same(.accent, .text) || same(.alert, .text) { return "the theft banner needs text, alert and accent apart" }
+        return nil
+    }
+
+    /// `#rgb` as `#rrggbb`, in lower case.
+    static func normalised(_ colour: String) -> String {
+        let digits = Array(colour.lowercased().dropFirst())
+        return "#" + (digits.count == 3 ? String(digits.flatMap { [$0, $0] }) : String(digits))
     }
 
     /// Only hex digits reach the page's style sheet: nothing from the file can close the rule or add one.

@@ -74,6 +74,11 @@ public struct KioskWords: Sendable, Equatable {
         .kioskTierUpstream: \.tierUpstream, .kioskTierAuthority: \.tierAuthority,
     ]
 
+    /// The standard words by language and id, which a `texts` file's alerts may not repeat (`SentenceGuard`).
+    static let defaultsByLanguage: [String: [SentenceID: String]] = [
+        "en": fieldsByID.mapValues { english[keyPath: $0] }, "fr": fieldsByID.mapValues { french[keyPath: $0] },
+    ]
+
     /// These words with the file's in their place.
     public func replacing(_ sentences: [SentenceID: String]) -> KioskWords {
         var words = self

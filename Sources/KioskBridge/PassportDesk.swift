@@ -36,10 +36,15 @@ public final class PassportDesk: Sendable {
         var questions: [Int64: Question] = [:]
         /// By scan id, newest last.
         var replies: [(scanID: String, reply: Reply, at: ContinuousClock.Instant)] = []
+        /// The scans whose verdict shows no product (an alert, a theft report, a verdict that names none), newest
+        /// last: their product is never served, whatever the daemon would answer.
+        var withheld: [String] = []
     }
 
     static let pendingLimit = 32
     static let keptReplies = 32
+    /// As many scans as the daemon remembers products of.
+    static let withheldLimit = 1_024
     /// Longer than the daemon's four reads on a slow network, shorter than a request's deadline (10 s).
     static let patience = Duration.seconds(8)
     /// The daemon itself answers the same question from memory for a minute.
@@ -77,13 +82,31 @@ public final class PassportDesk: Sendable {
         }
     }
 
+    /// A verdict the bridge passed on: under one that shows a product and is `shown` on the screen now, the product
+    /// is asked at once, so that the page's request finds the answer ready; under any other, it is never served.
+    func verdict(_ verdict: JSON, ofScan scanID: String, shown: Bool) {
+        guard Self.showsProduct(verdict) else {
+            state.withLock { state in
+                state.withheld.append(scanID)
+                if state.withheld.count > Self.withheldLimit { state.withheld.removeFirst() }
+            }
+            return
+        }
+        if shown { prefetch(scanID: scanID) }
+    }
+
     /// Asks now, so that the page's request finds the answer ready.
     func prefetch(scanID: String) {
         _ = ask(scanID: scanID, waiter: nil)
     }
 
-    /// The answer for `scanID`, at once when it is known, else once the daemon answers.
+    /// The answer for `scanID`, at once when it is known, else once the daemon answers; 404 for a scan under an
+    /// alert (outputs.md, "What leaves the machine").
     func answer(scanID: String, render: @escaping Render) -> HTTPAnswer {
+        if state.withLock({ $0.withheld.contains(scanID) }) {
+            let document = render(.success(.none))
+            return .document(status: document.status, contentType: document.contentType, body: document.body)
+        }
         let deferred = DeferredAnswer()
         if let known = ask(scanID: scanID, waiter: (deferred, render)) {
             let document = render(known)

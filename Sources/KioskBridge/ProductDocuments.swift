@@ -2,9 +2,14 @@ import JSONCore
 
 /// `/passport` and `/certificate.svg` as documents, from what the daemon said of a scan's product.
 enum ProductDocuments {
-    /// The daemon's answer as it came, without the bridge's own command id; 404 when the daemon has no product.
+    /// The daemon's answer as it came, without the bridge's own command id; 404 when the daemon has no product. Under
+    /// a theft report, only what the page needs to raise it (`warnings`): nothing of the product may look like a
+    /// reassurance.
     static let passport: PassportDesk.Render = { reply in
         switch reply {
+        case .success(.passport(let answer)) where raisesTheft(answer):
+            let kept = (answer.objectValue ?? []).filter { ["verdict", "about", "warnings"].contains($0.0) }
+            return json(200, .object(kept))
         case .success(.passport(let answer)):
             let members = (answer.objectValue ?? []).filter { $0.0 != "id" }
             return json(200, .object(members))
@@ -19,7 +24,8 @@ enum ProductDocuments {
     static let certificateCode: PassportDesk.Render = { reply in
         switch reply {
         case .success(.passport(let answer)):
-            guard let url = answer["certificate"]?["pdf_url"]?.stringValue, let svg = CertificateCode.svg(encoding: url) else {
+            guard !raisesTheft(answer), let url = answer["certificate"]?["pdf_url"]?.stringValue,
+                  let svg = CertificateCode.svg(encoding: url) else {
                 return text(404, "no certificate for this scan\n")
             }
             return DeferredAnswer.Document(status: 200, contentType: "image/svg+xml", body: Array(svg.utf8))
@@ -28,6 +34,11 @@ enum ProductDocuments {
         case .failure(let unanswered):
             return failure(unanswered)
         }
+    }
+
+    /// The daemon's `warnings` name a theft report.
+    static func raisesTheft(_ answer: JSON) -> Bool {
+        (answer["warnings"]?.arrayValue ?? []).contains { $0["kind"] == .string("theft_reported") }
     }
 
     private static func failure(_ unanswered: PassportDesk.Unanswered) -> DeferredAnswer.Document {

@@ -1,3 +1,6 @@
+import JSONCore
+import StationWire
+
 /// The newest replayed events that fit in a number of events and of bytes: older ones are let go as newer come.
 /// Their frames are made only for those kept.
 struct ReplayWindow {
@@ -24,9 +27,14 @@ struct ReplayWindow {
     var dropped: Int { droppedBefore + start }
     var count: Int { kept.count - start }
 
-    /// The kept events as Server-Sent Events frames, oldest first.
-    var events: [(seq: UInt64, frame: [UInt8])] {
-        kept[start...].map { ($0.seq, EventFrame.journaled(seq: $0.seq, type: $0.type, line: $0.line)) }
+    /// The kept events as the page's frames, oldest first, each aged on the station's clock now (`PageEvent`).
+    func events(hold: Duration, nowMilliseconds: Int64) -> [(seq: UInt64, frame: [UInt8])] {
+        kept[start...].map { event in
+            let type = MessageType(name: event.type)
+            let json = try? JSON.parse(utf8: Array(event.line.utf8))
+            return (event.seq, PageEvent(seq: event.seq, type: type, line: event.line, json: json, hold: hold,
+                                         nowMilliseconds: nowMilliseconds).frame)
+        }
     }
 
     mutating func append(seq: UInt64, type: String, line: String) {

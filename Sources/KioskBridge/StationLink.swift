@@ -76,6 +76,8 @@ public struct StationLink: Service {
     }
 
     private func follow(_ feed: StationFeed) async {
+        // The newest scan the screen moved to: a verdict for an older one never replaces it.
+        var newestScanID: String?
         for await update in feed {
             switch update {
             case .connected(let hello, _):
@@ -87,14 +89,16 @@ public struct StationLink: Service {
                 try? feed.send(Self.askStatus)
             case .event(let event):
                 guard let seq = event.seq else { continue }
+                let page = PageEvent(seq: seq, type: event.type, line: event.line, json: event.json, hold: hold,
+                                     nowMilliseconds: EventTime.nowMilliseconds())
+                let screen = ScreenChange.of(page, newestScanID: &newestScanID)
                 // The streams first: once /metrics or /state shows an event, a page that opens its stream then
                 // gets nothing older (a test that waited for the metrics saw the event as live).
-                hub.publish(seq: seq, frame: EventFrame.journaled(seq: seq, type: event.type.name, line: event.line),
-                            screen: ScreenChange.of(event.type, hold: hold))
+                hub.publish(seq: seq, frame: page.frame, screen: screen)
                 station.record(event: event.json)
-                // The page asks for the product as soon as it shows the verdict: the question is out already.
-                if event.type == .event(.verdict), PassportDesk.showsProduct(event.json), let scanID = event.json["scan_id"]?.stringValue {
-                    desk.prefetch(scanID: scanID)
+                if event.type == .event(.verdict), let scanID = page.scanID {
+                    // The page asks for the product as soon as it shows the verdict: the question is out already.
+                    desk.verdict(event.json, ofScan: scanID, shown: screen != .unchanged)
                 }
                 if event.type != .event(.scan) { try? feed.send(Self.askStatus) }
             case .answer(let answer):

@@ -17,6 +17,8 @@ public final class StreamResumer: Service, Sendable {
     let socketPath: String
     let hub: EventHub
     let log: Logger
+    /// How long the page shows a verdict (`--hold`): an older replayed one is history.
+    let hold: Duration
     static let quietID = "kiosk-quiet"
     static let replayID = "kiosk-resume"
     /// A replay that brings nothing for this long is given up; the browsers ask again. A long one that moves is
@@ -38,7 +40,8 @@ public final class StreamResumer: Service, Sendable {
 
     public var name: String { "stream resumer" }
 
-    public init(socketPath: String, hub: EventHub, log: Logger) {
+    public init(socketPath: String, hub: EventHub, log: Logger, hold: Duration) {
+        self.hold = hold
         self.socketPath = socketPath
         self.hub = hub
         self.log = log
@@ -127,7 +130,7 @@ public final class StreamResumer: Service, Sendable {
             } else if message.id == Self.replayID {
                 if message.type == .error, message.code == ErrorCode.notAvailable.rawValue {
                     log.warning("pages resumed after event \(since), which the daemon's journal no longer holds: they continue live")
-                    return (kept.events, seam)
+                    return (kept.events(hold: hold, nowMilliseconds: EventTime.nowMilliseconds()), seam)
                 }
                 if message.type == .ack { return finished(kept, since: since, seam: seam) }
             }
@@ -139,6 +142,6 @@ public final class StreamResumer: Service, Sendable {
         if kept.dropped > 0 {
             log.warning("pages resumed after event \(since): only the newest \(kept.count) events are sent again")
         }
-        return (kept.events, seam)
+        return (kept.events(hold: hold, nowMilliseconds: EventTime.nowMilliseconds()), seam)
     }
 }

@@ -161,16 +161,18 @@ enum APIContract {
         )
     }
 
+    /// Only the anchoring state has a rule; every other field is shown as text when it is text, and left out when
+    /// it is not, so that no odd field hides the state (an anchoring block of another shape is no information).
     static func proofBundle(_ answer: JSON) throws -> ProofBundle {
         let fields = try JSONFields(answer, context: "proof bundle")
-        let anchoring = try fields.optionalObject("anchoring")
+        let anchoring = fields.objectIfAny("anchoring")
         return ProofBundle(
-            dataHash: try fields.optionalString("data_hash"),
-            ipfsURI: try fields.optionalString("ipfs_uri"),
-            anchoring: try anchoring?.optionalString("state").flatMap(AnchoringState.init(rawValue:)) ?? AnchoringState.none,
-            anchoringChain: try anchoring?.optionalString("chain"),
-            anchoringTxHash: try anchoring?.optionalString("tx_hash"),
-            credentialState: try fields.optionalObject("credential")?.optionalString("state"),
+            dataHash: fields.stringIfAny("data_hash"),
+            ipfsURI: fields.stringIfAny("ipfs_uri"),
+            anchoring: anchoring?.stringIfAny("state").flatMap(AnchoringState.init(rawValue:)) ?? AnchoringState.none,
+            anchoringChain: anchoring?.stringIfAny("chain"),
+            anchoringTxHash: anchoring?.stringIfAny("tx_hash"),
+            credentialState: fields.objectIfAny("credential")?.stringIfAny("state"),
             fields: fields.members
         )
     }
@@ -181,8 +183,9 @@ enum APIContract {
             identifier: try fields.optionalString("identifier"),
             productName: try fields.optionalString("product_name"),
             brand: try fields.optionalString("brand"),
-            issuedAt: try fields.optionalString("issued_at"),
-            status: try fields.optionalString("status"),
+            issuedAt: fields.stringIfAny("issued_at"),
+            // A status of another type is no status: not valid, never a failed read that hides the certificate.
+            status: fields.stringIfAny("status"),
             fields: fields.members
         )
     }

@@ -33,7 +33,11 @@ final class APITransport: Sendable {
 
     /// The base address with `pathAndQuery` appended to its path.
     func url(_ pathAndQuery: String) -> URL {
-        var base = configuration.baseURL.absoluteString
+        Self.url(pathAndQuery, base: configuration.baseURL)
+    }
+
+    static func url(_ pathAndQuery: String, base baseURL: URL) -> URL {
+        var base = baseURL.absoluteString
         while base.hasSuffix("/") {
             base.removeLast()
         }

@@ -29,6 +29,19 @@ struct JSONFields {
         }
     }
 
+    /// A string no rule reads, only shown: nil when absent or of another type, so that an odd field never hides
+    /// the rest of its answer (a numeric `chain` must not lose `modified_after_anchoring`).
+    func stringIfAny(_ name: String) -> String? {
+        guard case .string(let value)? = members[name] else { return nil }
+        return value
+    }
+
+    /// An object read as `stringIfAny` reads a string.
+    func objectIfAny(_ name: String) -> JSONFields? {
+        guard let value = members[name], case .object = value else { return nil }
+        return try? JSONFields(value, context: "\(context).\(name)")
+    }
+
     func optionalBool(_ name: String) throws -> Bool? {
         switch members[name] {
         case nil, .null?: return nil

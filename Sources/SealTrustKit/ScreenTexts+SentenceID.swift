@@ -25,9 +25,14 @@ extension ScreenTexts {
         .productReferenceNotice: \.productReferenceNotice,
         .passportNotice: \.passportNotice,
         .passportTierNotOpen: \.passportTierNotOpen,
+        .passportNotFound: \.passportNotFound,
+        .passportUnreadable: \.passportUnreadable,
+        .namedItemOnly: \.namedItemOnly,
         .proofNotPublished: \.proofNotPublished,
         .certificateValid: \.certificateValid,
         .certificateRevoked: \.certificateRevoked,
+        .certificateSuspended: \.certificateSuspended,
+        .certificateExpired: \.certificateExpired,
         .certificateOtherStatus: \.certificateOtherStatus,
         .certificateNotIssued: \.certificateNotIssued,
         .historyMinted: \.historyMinted,
@@ -39,6 +44,14 @@ extension ScreenTexts {
         .partTooManyCalls: \.partTooManyCalls,
         .partNotOpen: \.partNotOpen,
         .partUnreadable: \.partUnreadable,
+        .waitSeconds: \.waitSeconds,
+        .waitMinutes: \.waitMinutes,
+        .waitMoment: \.waitMoment,
+    ]
+
+    /// The standard sentences by language and id, which a `texts` file's alerts may not repeat (`SentenceGuard`).
+    public static let defaultsByLanguage: [String: [SentenceID: String]] = [
+        "en": fieldsByID.mapValues { english[keyPath: $0] }, "fr": fieldsByID.mapValues { french[keyPath: $0] },
     ]
 
     /// These sentences with the file's in their place.

@@ -11,6 +11,7 @@ public struct ScreenTexts: Sendable, Hashable {
     /// The anomaly is the brand's; the buyer has nothing to correct.
     public var neverRegistered: String
     public var unreadableLink: String
+    /// `{wait}` stands for how long to wait (`waitSeconds`, `waitMinutes` or `waitMoment`).
     public var tooManyCalls: String
     /// A technical error, with no authenticity verdict.
     public var failure: String
@@ -43,10 +44,18 @@ public struct ScreenTexts: Sendable, Hashable {
     public var passportNotice: String
     /// A 401 or 403 for the passport: the tier asked is not open to this station's token.
     public var passportTierNotOpen: String
+    /// The passport of a product the verdict named could not be found: a part's failure, never a verdict's sentence.
+    public var passportNotFound: String
+    /// The passport could not be read now: no verdict is at stake, and nothing was tapped.
+    public var passportUnreadable: String
+    /// The record a printed code gives is the named item's: nothing in it proves the object in hand is that item.
+    public var namedItemOnly: String
     public var proofNotPublished: String
     public var certificateValid: String
     public var certificateRevoked: String
-    /// A status this station does not know: the certificate exists, nothing more is claimed.
+    public var certificateSuspended: String
+    public var certificateExpired: String
+    /// A status this station does not know: anything but `valid` is not valid, and is never shown as valid.
     public var certificateOtherStatus: String
     public var certificateNotIssued: String
     public var historyMinted: String
@@ -57,9 +66,16 @@ public struct ScreenTexts: Sendable, Hashable {
     public var historyOtherEvent: String
     public var historyNotPublished: String
     /// One part of a passport over its limit: the rest still came.
+    /// `{wait}` as in `tooManyCalls`.
     public var partTooManyCalls: String
     public var partNotOpen: String
     public var partUnreadable: String
+    /// `{n}`: whole seconds, 2 or more.
+    public var waitSeconds: String
+    /// `{n}`: whole minutes, 2 or more.
+    public var waitMinutes: String
+    /// A wait of a second or less, or one nobody said.
+    public var waitMoment: String
 
     /// `identified` is a printed serial's notice; a product reference's is `productReferenceNotice`.
     public func message(for verdict: Outcome) -> String {
@@ -76,6 +92,28 @@ public struct ScreenTexts: Sendable, Hashable {
         case .notFound: notFound
         case .notSealTrust: notSealTrust
         }
+    }
+
+    /// The verdict's sentence, with the wait `too_many_calls` asks for said as it is (nil: nobody said).
+    public func message(for verdict: Outcome, retryAfterSeconds: Int?) -> String {
+        verdict == .tooManyCalls ? tooManyCalls(wait: retryAfterSeconds) : message(for: verdict)
+    }
+
+    /// `too_many_calls`'s sentence for a wait of `seconds`.
+    public func tooManyCalls(wait seconds: Int?) -> String {
+        tooManyCalls.replacing("{wait}", with: wait(seconds))
+    }
+
+    /// A part of a passport over its limit, for a wait of `seconds`.
+    public func partTooManyCalls(wait seconds: Int?) -> String {
+        partTooManyCalls.replacing("{wait}", with: wait(seconds))
+    }
+
+    /// How long to wait, in words: minutes from two minutes on, rounded up, so that the wait said is never shorter.
+    func wait(_ seconds: Int?) -> String {
+        guard let seconds, seconds > 1 else { return waitMoment }
+        if seconds < 120 { return waitSeconds.replacing("{n}", with: String(seconds)) }
+        return waitMinutes.replacing("{n}", with: String((seconds + 59) / 60))
     }
 
     /// Nil when there is nothing to show, which is never shown as a broken seal.
@@ -96,12 +134,21 @@ public struct ScreenTexts: Sendable, Hashable {
         }
     }
 
+    /// Only `valid`, exactly, is valid; a status in other letters (`Revoked`) is read for what it says, and one this
+    /// station does not know is not valid.
     public func certificateText(status: String?) -> String {
-        switch status {
-        case "valid": certificateValid
-        case "revoked": certificateRevoked
-        default: certificateOtherStatus
+        if status == "valid" { return certificateValid }
+        switch status?.lowercased() {
+        case "revoked": return certificateRevoked
+        case "suspended": return certificateSuspended
+        case "expired": return certificateExpired
+        default: return certificateOtherStatus
         }
+    }
+
+    /// Whether a certificate of this status may be shown as valid.
+    public static func certificateIsValid(status: String?) -> Bool {
+        status == "valid"
     }
 
     public func historyText(kind: String) -> String {
@@ -122,7 +169,7 @@ public struct ScreenTexts: Sendable, Hashable {
         neverRegistered: "Authentic chip, but nothing was ever registered for it. "
             + "The anomaly is on the brand's side: you have nothing to correct.",
         unreadableLink: "This link could not be read. Please scan again.",
-        tooManyCalls: "Too many checks right now. Please try again in a minute.",
+        tooManyCalls: "Too many checks right now. Please try again in {wait}.",
         failure: "Technical error: no authenticity verdict could be given. Please tap or scan again.",
         sealIntact: "Seal intact: this product has never been opened.",
         sealOpened: "The seal has been opened. This happens when a product is unpacked; it does not mean a counterfeit.",
@@ -139,10 +186,15 @@ public struct ScreenTexts: Sendable, Hashable {
         productReferenceNotice: "Product reference: it describes the model, not the object in hand.",
         passportNotice: "The product's passport, as its brand recorded it.",
         passportTierNotOpen: "This level of the passport is not open to this station.",
+        passportNotFound: "No passport was found for this product.",
+        passportUnreadable: "The product's passport could not be read just now.",
+        namedItemOnly: "This record is of the item the code names: nothing in it proves that the object in hand is that item.",
         proofNotPublished: "No proofs are published for this product.",
         certificateValid: "Certificate of authenticity: valid.",
-        certificateRevoked: "Certificate of authenticity: revoked by its issuer.",
-        certificateOtherStatus: "A certificate of authenticity was issued for this product.",
+        certificateRevoked: "Certificate of authenticity: revoked by its issuer. It is not valid.",
+        certificateSuspended: "Certificate of authenticity: suspended by its issuer. It is not valid.",
+        certificateExpired: "Certificate of authenticity: expired. It is not valid.",
+        certificateOtherStatus: "Certificate of authenticity: not valid (its issuer gives a status this station does not know).",
         certificateNotIssued: "No certificate of authenticity has been issued for this product.",
         historyMinted: "Registered by its brand.",
         historyAuthenticationScan: "Checked by a scan.",
@@ -150,9 +202,12 @@ public struct ScreenTexts: Sendable, Hashable {
         historyTheftReported: "Reported stolen.",
         historyOtherEvent: "Recorded in the product's history.",
         historyNotPublished: "No history is published for this product.",
-        partTooManyCalls: "Too many requests right now: this part will be back in a minute.",
+        partTooManyCalls: "Too many requests right now: this part will be back in {wait}.",
         partNotOpen: "This part is not open to this station.",
-        partUnreadable: "This part could not be read just now."
+        partUnreadable: "This part could not be read just now.",
+        waitSeconds: "{n} seconds",
+        waitMinutes: "{n} minutes",
+        waitMoment: "a moment"
     )
 
     public static let french = ScreenTexts(
@@ -163,7 +218,7 @@ public struct ScreenTexts: Sendable, Hashable {
         neverRegistered: "Puce authentique, mais rien n'a jamais été enregistré pour elle. "
             + "L'anomalie est du côté de la marque\u{A0}: vous n'avez rien à corriger.",
         unreadableLink: "Ce lien n'a pas pu être lu. Scannez à nouveau.",
-        tooManyCalls: "Trop de vérifications en ce moment. Réessayez dans une minute.",
+        tooManyCalls: "Trop de vérifications en ce moment. Réessayez dans {wait}.",
         failure: "Erreur technique\u{A0}: aucun verdict d'authenticité n'a pu être donné. Présentez ou scannez à nouveau.",
         sealIntact: "Scellé intact\u{A0}: ce produit n'a jamais été ouvert.",
         sealOpened: "Le scellé a été ouvert. C'est le cas dès qu'un produit est déballé\u{A0}; "
@@ -181,10 +236,15 @@ public struct ScreenTexts: Sendable, Hashable {
         productReferenceNotice: "Référence produit\u{A0}: elle décrit le modèle, pas l'objet en main.",
         passportNotice: "Le passeport du produit, tel que sa marque l'a enregistré.",
         passportTierNotOpen: "Ce niveau du passeport n'est pas ouvert à cette station.",
+        passportNotFound: "Aucun passeport n'a été trouvé pour ce produit.",
+        passportUnreadable: "Le passeport du produit n'a pas pu être lu pour l'instant.",
+        namedItemOnly: "Ce dossier est celui de l'article que le code désigne\u{A0}: rien n'y prouve que l'objet en main est cet article.",
         proofNotPublished: "Aucune preuve n'est publiée pour ce produit.",
         certificateValid: "Certificat d'authenticité\u{A0}: valide.",
-        certificateRevoked: "Certificat d'authenticité\u{A0}: révoqué par son émetteur.",
-        certificateOtherStatus: "Un certificat d'authenticité a été émis pour ce produit.",
+        certificateRevoked: "Certificat d'authenticité\u{A0}: révoqué par son émetteur. Il n'est pas valide.",
+        certificateSuspended: "Certificat d'authenticité\u{A0}: suspendu par son émetteur. Il n'est pas valide.",
+        certificateExpired: "Certificat d'authenticité\u{A0}: expiré. Il n'est pas valide.",
+        certificateOtherStatus: "Certificat d'authenticité\u{A0}: non valide (son émetteur donne un état que cette station ne connaît pas).",
         certificateNotIssued: "Aucun certificat d'authenticité n'a été émis pour ce produit.",
         historyMinted: "Enregistré par sa marque.",
         historyAuthenticationScan: "Vérifié par un scan.",
@@ -192,8 +252,11 @@ public struct ScreenTexts: Sendable, Hashable {
         historyTheftReported: "Signalé volé.",
         historyOtherEvent: "Inscrit dans l'historique du produit.",
         historyNotPublished: "Aucun historique n'est publié pour ce produit.",
-        partTooManyCalls: "Trop de demandes en ce moment\u{A0}: cette partie reviendra dans une minute.",
+        partTooManyCalls: "Trop de demandes en ce moment\u{A0}: cette partie reviendra dans {wait}.",
         partNotOpen: "Cette partie n'est pas ouverte à cette station.",
-        partUnreadable: "Cette partie n'a pas pu être lue pour l'instant."
+        partUnreadable: "Cette partie n'a pas pu être lue pour l'instant.",
+        waitSeconds: "{n}\u{A0}secondes",
+        waitMinutes: "{n}\u{A0}minutes",
+        waitMoment: "un instant"
     )
 }

@@ -54,9 +54,10 @@ public final class SealTrustClient: Sendable {
         try APIContract.certificate(await transport.send(APIContract.certificate(identifier: identifier)))
     }
 
-    /// Built, nothing called.
-    public func certificatePDFURL(identifier: String) -> URL {
-        transport.url(APIContract.certificatePDFPath(identifier: identifier))
+    /// Built, nothing called: the buyer's phone fetches it, from the API's public address (`base`), which is not the
+    /// station's when the station reaches the API through a relay.
+    public static func certificatePDFURL(identifier: String, base: URL) -> URL {
+        APITransport.url(APIContract.certificatePDFPath(identifier: identifier), base: base)
     }
 
     /// Newest first, whatever order the server sent.

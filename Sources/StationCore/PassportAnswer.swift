@@ -1,3 +1,4 @@
+import FoundationEssentials
 import JSONCore
 import SealTrustKit
 import StationWire
@@ -5,12 +6,14 @@ import StationWire
 /// The fields of a `passport` answer (socket-protocol.md, "What a product is"), in the seed's words and by its rules:
 /// anchoring `none` is no information, never "not anchored"; the tier served is the one shown; history is newest
 /// first and a kind this station does not know gets a sentence, not an error; each part that failed says so on its
-/// own and the others still come.
+/// own and the others still come; what a buyer must be told comes first, in `warnings`.
 enum PassportAnswer {
-    static func fields(of product: ProductSubject, requestedTier: AccessTier, reads: PassportReads, texts: ScreenTexts) -> [(String, JSON)] {
+    /// `publicBase`: the API's public address, from which the certificate's PDF address is built.
+    static func fields(of product: ProductContext, requestedTier: AccessTier, reads: PassportReads, texts: ScreenTexts,
+                       publicBase: URL) -> [(String, JSON)] {
         var fields: [(String, JSON)] = []
         let passport = try? reads.passport?.get()
-        switch product {
+        switch product.subject {
         case .item(let identifier):
             fields.append(("identifier", .string(passport?.identifier ?? identifier)))
             fields.append(("requested_tier", .string(requestedTier.rawValue)))
@@ -18,11 +21,19 @@ enum PassportAnswer {
             if let identifier = passport?.identifier { fields.append(("identifier", .string(identifier))) }
             fields.append(("gtin", .string(passport?.gtin ?? gtin)))
         }
+        if let verdict = product.verdict { fields.append(("verdict", .string(verdict.rawValue))) }
+        fields.append(("about", .string(product.about.rawValue)))
+        let certificateStatus = try? reads.certificate?.get().status
+        let warnings = ItemWarning.of(product, reads: reads)
+        fields.append(("warnings", .array(warnings.map { warning in
+            .object([("kind", .string(warning.rawValue)),
+                     ("message", .string(warning.message(texts, certificateStatus: certificateStatus)))])
+        })))
         if let passport {
             if let tier = passport.accessTier { fields.append(("access_tier", .string(tier))) }
             if let name = passport.productName { fields.append(("product_name", .string(name))) }
             if let brand = passport.brand { fields.append(("brand", .string(brand))) }
-            if case .item = product, let gtin = passport.gtin { fields.append(("gtin", .string(gtin))) }
+            if case .item = product.subject, let gtin = passport.gtin { fields.append(("gtin", .string(gtin))) }
             fields.append(("fields", .object(passport.fields.sorted { $0.key < $1.key })))
         }
         if let proof = reads.proof {
@@ -33,7 +44,13 @@ enum PassportAnswer {
                 var members: [(String, JSON)] = []
                 if let status = certificate.status { members.append(("status", .string(status))) }
                 if let issuedAt = certificate.issuedAt { members.append(("issued_at", .string(issuedAt))) }
-                if let url = reads.certificatePDFURL { members.append(("pdf_url", .string(url))) }
+                // A certificate to keep only for the object in hand, and only while valid: a printed code must not hand
+                // a buyer the named item's certificate, nor anyone a revoked one.
+                if product.about == .object, ScreenTexts.certificateIsValid(status: certificate.status),
+                   let identifier = reads.certificateIdentifier {
+                    let url = SealTrustClient.certificatePDFURL(identifier: identifier, base: publicBase)
+                    members.append(("pdf_url", .string(url.absoluteString)))
+                }
                 return .object(members + [("message", .string(texts.certificateText(status: certificate.status)))])
             }))
         }
@@ -47,9 +64,9 @@ enum PassportAnswer {
             }))
         }
         if case .failure(let failure) = reads.passport {
-            fields += failed(failure, notRecorded: texts.notFound, notOpen: texts.passportTierNotOpen,
-                             tooManyCalls: texts.tooManyCalls, unreadable: texts.failure)
-        } else if case .model = product {
+            fields += failed(failure, notRecorded: texts.passportNotFound, notOpen: texts.passportTierNotOpen,
+                             tooManyCalls: texts.tooManyCalls(wait:), unreadable: texts.passportUnreadable)
+        } else if case .model = product.subject {
             fields.append(("message", .string(texts.productReferenceNotice)))
         } else {
             fields.append(("message", .string(texts.passportNotice)))
@@ -59,7 +76,8 @@ enum PassportAnswer {
 
     /// The answer when the station already reads as many passports as it allows: nothing was sent.
     static func busy(retryAfterSeconds: Int, texts: ScreenTexts) -> [(String, JSON)] {
-        [("outcome", "too_many_calls"), ("retry_after_s", .int(Int64(retryAfterSeconds))), ("message", .string(texts.tooManyCalls))]
+        [("outcome", "too_many_calls"), ("retry_after_s", .int(Int64(retryAfterSeconds))),
+         ("message", .string(texts.tooManyCalls(wait: retryAfterSeconds)))]
     }
 
     private static func proofFields(_ texts: ScreenTexts) -> (ProofBundle) -> JSON {
@@ -82,20 +100,20 @@ enum PassportAnswer {
             return body(value)
         case .failure(let failure):
             return .object(failed(failure, notRecorded: notRecorded, notOpen: texts.partNotOpen,
-                                  tooManyCalls: texts.partTooManyCalls, unreadable: texts.partUnreadable))
+                                  tooManyCalls: texts.partTooManyCalls(wait:), unreadable: texts.partUnreadable))
         }
     }
 
     /// `outcome` (`not_found` for 404, `not_authorized` for 401 or 403, `too_many_calls`, else `failure`), the
     /// contract's `error` when the API or the network gave one (not for the station's own limit), and the sentence.
-    private static func failed(_ failure: SealTrustError, notRecorded: String, notOpen: String, tooManyCalls: String,
-                               unreadable: String) -> [(String, JSON)] {
+    private static func failed(_ failure: SealTrustError, notRecorded: String, notOpen: String,
+                               tooManyCalls: (Int?) -> String, unreadable: String) -> [(String, JSON)] {
         let outcome: String
         let message: String
         switch failure {
         case .api(status: 404, _, _, _): (outcome, message) = ("not_found", notRecorded)
         case .api(status: 401, _, _, _), .api(status: 403, _, _, _), .notAuthenticated: (outcome, message) = ("not_authorized", notOpen)
-        case .tooManyCalls, .api(status: 429, _, _, _): (outcome, message) = ("too_many_calls", tooManyCalls)
+        case .tooManyCalls, .api(status: 429, _, _, _): (outcome, message) = ("too_many_calls", tooManyCalls(failure.retryAfterSeconds))
         default: (outcome, message) = ("failure", unreadable)
         }
         var members: [(String, JSON)] = [("outcome", .string(outcome))]

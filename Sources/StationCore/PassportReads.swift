@@ -8,8 +8,8 @@ struct PassportReads: Sendable {
     var proof: Result<ProofBundle, SealTrustError>?
     var certificate: Result<Certificate, SealTrustError>?
     var history: Result<[HistoryEvent], SealTrustError>?
-    /// The certificate's PDF, built from the identifier and never fetched.
-    var certificatePDFURL: String?
+    /// The identifier the certificate was read by, from which its PDF's address is built (never fetched).
+    var certificateIdentifier: String?
 
     /// Reads the parts asked of `product` through `api`, one after the other on this thread (a call thread): the
     /// passport first, so that a product the API does not know costs one call, and the other reads use the identifier
@@ -28,9 +28,7 @@ struct PassportReads: Sendable {
             }
             if parts.contains(.certificate) {
                 api.certificate(identifier: identifier) { reads.certificate = $0.mapError(SealTrustError.from) }
-                if case .success = reads.certificate {
-                    reads.certificatePDFURL = api.certificatePDFURL(identifier: identifier).absoluteString
-                }
+                reads.certificateIdentifier = identifier
             }
             if parts.contains(.history) {
                 api.history(identifier: identifier) { reads.history = $0.mapError(SealTrustError.from) }

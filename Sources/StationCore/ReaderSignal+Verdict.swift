@@ -2,14 +2,16 @@ import NFCReader
 import StationWire
 
 extension ReaderSignal {
-    /// daemon.md's "Feedback at the reader": a theft report always alarms, whatever the outcome.
+    /// daemon.md's "Feedback at the reader": a theft report always alarms, whatever the outcome; the plain good
+    /// signal only for a chip's `authentic` with nothing to raise.
     init(_ verdict: VerdictEvent) {
         if verdict.theftReported == true {
             self = .alarm
             return
         }
         switch verdict.outcome {
-        case .authentic, .identified: self = .accepted
+        case .authentic: self = verdict.seal == VerdictEvent.Seal(status: .opened, policy: .degrade) ? .informational : .accepted
+        case .identified: self = .informational
         case .replay, .invalidSignature: self = .alarm
         case .mintingInProgress, .neverRegistered, .unreadableLink, .tooManyCalls, .failure, .notFound, .notSealTrust:
             self = .caution

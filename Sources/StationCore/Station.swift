@@ -190,7 +190,7 @@ struct Station: Sendable {
     private mutating func recordVerdict(_ verdict: VerdictEvent, apiError: SealTrustError?, timestamp: () -> String) -> [StationEffect] {
         counters.count(verdict, apiError: apiError, at: timestamp)
         open[verdict.scanID]?.verdict = verdict
-        if let product = Self.product(of: verdict, code: open[verdict.scanID]?.call.code) {
+        if let product = ProductContext(verdict: verdict, code: open[verdict.scanID]?.call.code) {
             products.remember(product, ofScan: verdict.scanID)
         }
         let isAPIError = verdict.outcome == .failure && apiError != nil
@@ -203,14 +203,8 @@ struct Station: Sendable {
         ]
     }
 
-    /// A product reference's passport names a model by its GTIN; any other verdict, the item its identifier names.
-    private static func product(of verdict: VerdictEvent, code: ScannedCode?) -> ProductSubject? {
-        if case .productReference(let gtin) = code { return verdict.outcome == .identified ? .model(gtin: gtin) : nil }
-        return verdict.identifier.map { .item(identifier: $0) }
-    }
-
-    /// The product of a scan's verdict, while it is remembered.
-    func product(ofScan scanID: String) -> ProductSubject? {
+    /// The product of a scan's verdict, and what that verdict proves, while it is remembered.
+    func product(ofScan scanID: String) -> ProductContext? {
         products.product(ofScan: scanID)
     }
 

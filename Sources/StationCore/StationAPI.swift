@@ -16,8 +16,6 @@ public protocol StationAPI: Sendable {
     func certificate(identifier: String, answeredOnThisThread answered: (Result<Certificate, any Error>) -> Void)
     /// Newest first.
     func history(identifier: String, answeredOnThisThread answered: (Result<[HistoryEvent], any Error>) -> Void)
-    /// Built, never fetched: the buyer's phone fetches it.
-    func certificatePDFURL(identifier: String) -> URL
 }
 
 extension SealTrustClient: StationAPI {}

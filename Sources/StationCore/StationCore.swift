@@ -224,10 +224,10 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     /// Reads what the product is on a thread of its own and answers `client` alone; nothing is journaled.
     public func passport(_ query: PassportQuery, requestID: JSON, from client: ClientID) -> JSON? {
         let (product, settings) = station.withLock { station in
-            let product: ProductSubject? = switch query.subject {
+            let product: ProductContext? = switch query.subject {
             case .scan(let scanID): station.product(ofScan: scanID)
-            case .identifier(let identifier): .item(identifier: identifier)
-            case .gtin(let gtin): .model(gtin: gtin)
+            case .identifier(let identifier): ProductContext(query: .item(identifier: identifier))
+            case .gtin(let gtin): ProductContext(query: .model(gtin: gtin))
             }
             return (product, station.settings)
         }
@@ -236,9 +236,11 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
             return ServerAnswer.error(.notAvailable, detail, id: requestID)
         }
         let tier = query.tier ?? settings.options.tier
-        let key = PassportCache.Key(product: product, tier: tier, parts: query.parts)
+        let key = PassportCache.Key(product: product.subject, tier: tier, parts: query.parts)
+        let publicBase = settings.options.publicAPIBase ?? settings.options.apiBase
         let answer = { @Sendable (reads: PassportReads) in
-            ServerAnswer.passport(id: requestID, PassportAnswer.fields(of: product, requestedTier: tier, reads: reads, texts: settings.texts))
+            ServerAnswer.passport(id: requestID, PassportAnswer.fields(of: product, requestedTier: tier, reads: reads,
+                                                                      texts: settings.texts, publicBase: publicBase))
         }
         if let reads = passportCache.reads(for: key, at: now()) { return answer(reads) }
         let admitted = passportsInFlight.withLock { count in
@@ -251,7 +253,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         }
         let api = api.withLock { $0 }
         readThreads.run { [self] in
-            let reads = PassportReads.read(product, tier: tier, parts: query.parts, from: api)
+            let reads = PassportReads.read(product.subject, tier: tier, parts: query.parts, from: api)
             if reads.isComplete { passportCache.keep(reads, for: key, at: now()) }
             passportsInFlight.withLock { $0 -= 1 }
             publisher.answer(answer(reads), to: client)

@@ -20,8 +20,9 @@ extension VerdictEvent {
         retryAfterSeconds = outcome.retryAfterSeconds
         error = outcome.error.flatMap(APIErrorReport.init)
         let warnings = [texts.sealText(for: outcome.seal), theftReported == true ? texts.theftWarning : nil]
-        message = ([texts.message(for: outcome.verdict)] + warnings.compactMap { $0 }).joined(separator: " ")
-        if Self.refusesCredentials(outcome.error) { message = call.settings.messages.credentialsRefused }
+        message = ([texts.message(for: outcome.verdict, retryAfterSeconds: retryAfterSeconds)] + warnings.compactMap { $0 })
+            .joined(separator: " ")
+        // A chip's verify carries no token (sealtrust-api.md): a 401 or 403 to it is no word on the station's token.
     }
 
     /// A printed serial's or a product reference's verdict: the passport served.
@@ -44,7 +45,10 @@ extension VerdictEvent {
         }
         self.init(call, outcome: outcome, latencyMilliseconds: latencyMilliseconds)
         error = APIErrorReport(failure)
-        if outcome == .tooManyCalls { retryAfterSeconds = failure.retryAfterSeconds }
+        if outcome == .tooManyCalls {
+            retryAfterSeconds = failure.retryAfterSeconds
+            message = call.settings.texts.tooManyCalls(wait: failure.retryAfterSeconds)
+        }
         if outcome == .failure, Self.refusesCredentials(failure) { message = call.settings.messages.credentialsRefused }
     }
 

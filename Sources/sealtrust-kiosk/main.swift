@@ -34,7 +34,7 @@ do {
 let hub = EventHub(language: options.language ?? .en)
 let station = StationState(version: ProductVersion.current)
 let desk = PassportDesk()
-let resumer = StreamResumer(socketPath: options.socketPath, hub: hub, log: log)
+let resumer = StreamResumer(socketPath: options.socketPath, hub: hub, log: log, hold: .seconds(options.holdSeconds))
 let routes = KioskRoutes(holdSeconds: options.holdSeconds, theme: options.theme, sentences: options.sentences,
                          hosts: options.allowedHosts, hub: hub, station: station, desk: desk, resume: { resumer.resume($0) })
 let server: HTTPServer

@@ -10,6 +10,7 @@ extension NFCTests {
     static let accepted = "FF0040AE0401010101"
     static let alarm = "FF00405D0402020301"
     static let caution = "FF0040FF0401010201"
+    static let informational = "FF0040EF0408080101"
 
     /// Waits for the tag's report of a class `FF` command after `mark`, and returns it with its answer.
     func pseudoCommand(_ tag: VirtualTag, after mark: Int) async throws -> String {
@@ -50,6 +51,16 @@ extension NFCTests {
             let stolen = try await tapAndWatchTheReader(tag, watcher: watcher)
             #expect(stolen.outcome == "authentic")
             #expect(stolen.command == "\(Self.alarm) -> 9000", "a theft report alarms, even on an authentic chip")
+
+            try await tag.set(chip: "seal-opened-degrade")
+            let degraded = try await tapAndWatchTheReader(tag, watcher: watcher)
+            #expect(degraded.outcome == "authentic")
+            #expect(degraded.command == "\(Self.informational) -> 9000",
+                    "an opened seal the brand asks to trust less is never the plain good signal")
+
+            try await tag.set(chip: "seal-opened")
+            let opened = try await tapAndWatchTheReader(tag, watcher: watcher)
+            #expect(opened.command == "\(Self.accepted) -> 9000", "an opened seal under inform is still authentic's signal")
 
             try await tag.set(chip: "never-registered")
             let unknown = try await tapAndWatchTheReader(tag, watcher: watcher)

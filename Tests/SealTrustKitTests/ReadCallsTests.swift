@@ -111,15 +111,16 @@ struct ReadCallsTests {
             #expect(certificate.issuedAt == "2024-11-02T08:15:00Z" && certificate.status == "valid")
             #expect(certificate.fields["issuer"] == .string("SealTrust sandbox CA"))
 
-            let pdfURL = client.certificatePDFURL(identifier: Catalogue.chronograph)
+            let pdfURL = SealTrustClient.certificatePDFURL(identifier: Catalogue.chronograph, base: sandbox.baseURL)
             #expect(pdfURL.absoluteString == "\(sandbox.baseURL.absoluteString)/certificate/\(Catalogue.chronograph).pdf")
             let before = try await sandbox.requests().count
             #expect(before == 1)
             let (pdf, _) = try await URLSession.shared.data(from: pdfURL)
             #expect(pdf.starts(with: Data("%PDF-".utf8)))
 
-            let relay = SealTrustClient(configuration: SealTrustConfiguration(baseURL: URL(string: "https://relay.example/sealtrust/")!))
-            #expect(relay.certificatePDFURL(identifier: "SN 1/2").absoluteString == "https://relay.example/sealtrust/certificate/SN%201%2F2.pdf")
+            let relay = URL(string: "https://relay.example/sealtrust/")!
+            #expect(SealTrustClient.certificatePDFURL(identifier: "SN 1/2", base: relay).absoluteString
+                    == "https://relay.example/sealtrust/certificate/SN%201%2F2.pdf")
         }
     }
 

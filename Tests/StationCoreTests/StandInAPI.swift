@@ -120,8 +120,4 @@ final class StandInAPI: StationAPI {
         default: answered(.failure(SealTrustError.decoding("another answer for a history read")))
         }
     }
-
-    func certificatePDFURL(identifier: String) -> URL {
-        URL(string: "https://api.sealtrust.test/v1/certificate/\(identifier).pdf")!
-    }
 }
