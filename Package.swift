@@ -159,7 +159,7 @@ let package = Package(
         .testTarget(name: "HandheldScannerTests", dependencies: ["HandheldScanner", "ScannerDevices", "TestSupport"]),
         .testTarget(
             name: "StationCoreTests",
-            dependencies: ["StationCore", "DaemonConfiguration", "JSONCore", "Logging", "ScanJournal", "SealTrustKit", "StationWire", "VerdictSocket", "TestSupport"],
+            dependencies: ["StationCore", "DaemonConfiguration", "JSONCore", "Logging", "NFCReader", "ScanJournal", "SealTrustKit", "StationWire", "VerdictSocket", "TestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ScanJournalTests", dependencies: ["JSONCore", "ScanJournal", "TestSupport"]),

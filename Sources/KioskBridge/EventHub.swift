@@ -59,13 +59,15 @@ public final class EventHub: Sendable {
         }
     }
 
-    /// A journaled event from the daemon, in seq order, and what it does to the page's screen.
-    public func publish(seq: UInt64, frame: [UInt8], screen: ScreenChange = .unchanged, at now: ContinuousClock.Instant = .now) {
+    /// A journaled event from the daemon, in seq order, and what it does to the page's screen. `shown`: the event
+    /// without the time it has left, for the pages that open while it is shown (default: `frame`).
+    public func publish(seq: UInt64, frame: [UInt8], screen: ScreenChange = .unchanged, shown: [UInt8]? = nil,
+                        at now: ContinuousClock.Instant = .now) {
         state.withLock { state in
             state.newestSeq = max(state.newestSeq, seq)
             switch screen {
             case .unchanged: break
-            case .shows(let duration): state.showing = (frame, now + duration)
+            case .shows(let duration): state.showing = (shown ?? frame, now + duration)
             case .clears: state.showing = nil
             }
             for (id, var subscriber) in state.subscribers {

@@ -33,6 +33,7 @@ public enum KioskPage {
     body { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; color: var(--text); background: var(--idle);
            display: flex; align-items: center; justify-content: center; }
     body[data-tone="good"] { background: var(--good); }
+    body[data-tone="identified"] { background: var(--identified); }
     body[data-tone="alert"] { background: var(--alert); }
     body[data-tone="neutral"] { background: var(--neutral); }
     body[data-tone="unavailable"] { background: var(--unavailable); }
@@ -52,6 +53,13 @@ public enum KioskPage {
     @keyframes pulse { 50% { opacity: 0.35; } }
     @media (prefers-reduced-motion: reduce) { body[data-tone="alert"] #icon { animation: none; } }
     #hint { font-size: min(2.4vw, 3.8vh); opacity: 0.85; }
+    /* An opened seal the brand asks to trust less: the good screen with its warning, never the plain one. */
+    #verdict[data-seal="opened-degraded"] #seal { background: var(--text); color: var(--good); font-weight: 800; }
+    #verdict[data-seal="opened-degraded"] #seal::before { content: "\26A0\FE0E\00A0"; }
+    #pp-warnings { grid-column: 1 / -1; margin: 0; padding: 0; list-style: none; display: grid; gap: 0.6vh; }
+    #pp-warnings[hidden] { display: none; }
+    #pp-warnings li { background: var(--text); color: var(--alert); font-weight: 800; padding: 0.2em 0.5em; border-radius: 0.3em; }
+    #pp-warnings li::before { content: "\26A0\FE0E\00A0"; }
     body[data-panel="shown"] main { max-height: 100vh; overflow: hidden; }
     body[data-panel="shown"] #verdict > * { margin-bottom: 1.2vh; }
     body[data-panel="shown"] #icon { font-size: min(9vh, 6rem); }
@@ -91,6 +99,7 @@ public enum KioskPage {
     <p id="hint"></p>
     </div>
     <section id="passport" hidden data-scan="" aria-live="polite">
+    <ul id="pp-warnings" hidden></ul>
     <p id="pp-about" hidden></p>
     <p id="pp-product"></p>
     <div id="pp-facts">
@@ -113,10 +122,11 @@ public enum KioskPage {
     "use strict";
     (function () {
       const words = {{WORDS}};
-      const ICONS = { idle: "\u25EF", good: "\u2713", alert: "!", neutral: "i", unavailable: "\u21BB", offline: "\u2715" };
-      const GOOD = new Set(["authentic", "identified"]);
-      // A printed code names the item and proves nothing about the object: green as the spec says, never the check mark.
-      const PRINTED_ICON = "i";
+      // The check mark is a genuine chip's alone; a printed code (identified) names an item and proves nothing about the
+      // object in hand: a colour and a sign of its own, never green, never the check mark.
+      const ICONS = { idle: "\u25EF", good: "\u2713", identified: "\u2139\uFE0E", alert: "!", neutral: "i", unavailable: "\u21BB",
+                      offline: "\u2715" };
+      const DEGRADED_ICON = "\u26A0\uFE0E";
       const ALERT = new Set(["replay", "invalid_signature"]);
       // The station cannot check now: never to be mistaken for "not our code".
       const UNAVAILABLE = new Set(["failure", "too_many_calls"]);
@@ -126,6 +136,8 @@ public enum KioskPage {
       const verdict = byId("verdict");
       let idleTimer = 0;
       let offline = false;
+      // The newest scan the station announced: a verdict for an older one never replaces what is shown.
+      let newestScan = "";
       // The time left on the screen for the next event shown, when a page opened during it; else null.
       let heldFor = null;
 
@@ -141,6 +153,22 @@ public enum KioskPage {
         node.hidden = text === "";
       }
 
+      // outputs.md's table: the screen for a verdict and the kinds of warning its product's answer raised. A theft
+      // report from anywhere is the theft alert; no product is shown under an alert.
+      function screenFor(v, warningKinds) {
+        const outcome = typeof v.outcome === "string" ? v.outcome : "failure";
+        const theft = v.theft_reported === true || warningKinds.includes("theft_reported");
+        const seal = v.seal && typeof v.seal === "object" ? v.seal : null;
+        const degraded = seal !== null && seal.status === "opened" && seal.policy === "degrade";
+        const tone = ALERT.has(outcome) || theft ? "alert" : outcome === "authentic" ? "good" : outcome === "identified" ? "identified"
+          : UNAVAILABLE.has(outcome) ? "unavailable" : "neutral";
+        const icon = tone === "good" && degraded ? DEGRADED_ICON : ICONS[tone];
+        const panel = tone !== "alert" && ((outcome === "authentic" && v.theft_reported === false) || outcome === "identified");
+        return { tone: tone, icon: icon, theft: theft, degraded: degraded, panel: panel,
+                 code: panel && outcome === "authentic" && !warningKinds.includes("certificate_not_valid") };
+      }
+      window.kioskScreenFor = screenFor;
+
       function show(tone, outcome, message, parts) {
         clearTimeout(idleTimer);
         hidePassport();
@@ -149,7 +177,8 @@ public enum KioskPage {
         verdict.dataset.seal = parts.seal || "none";
         verdict.dataset.theft = parts.theft ? "reported" : "none";
         verdict.dataset.seq = parts.seq || "";
-        byId("icon").textContent = outcome === "identified" ? PRINTED_ICON : ICONS[tone];
+        verdict.dataset.scan = parts.scan || "";
+        byId("icon").textContent = parts.icon || ICONS[tone];
         byId("message").textContent = message;
         // Long sentences (a seal and a theft warning added) get smaller type, so that everything fits one screen.
         verdict.classList.toggle("long", message.length > 90 && message.length <= 170);
@@ -183,10 +212,11 @@ public enum KioskPage {
         }
       }
 
-      // A page opened while the station shows an event is told how long it has left on the screen.
+      // Each verdict and read error comes with how long it has left on the screen; 0: it is history (a replay after
+      // a restart, events caught up after the daemon came back), never shown as fresh.
       function onHold(event) {
         const v = parse(event);
-        if (v && Number.isInteger(v.remaining_ms) && v.remaining_ms > 0) heldFor = Math.min(v.remaining_ms, holdMs);
+        if (v && Number.isInteger(v.remaining_ms) && v.remaining_ms >= 0) heldFor = Math.min(v.remaining_ms, holdMs);
       }
 
       function holdFor(most) {
@@ -195,33 +225,52 @@ public enum KioskPage {
         return remaining;
       }
 
+      function onScan(event) {
+        const v = parse(event);
+        newestScan = v ? clean(v.scan_id, 128) : "";
+        showIdle();
+      }
+
       function onVerdict(event) {
         const v = parse(event);
-        if (!v) return;
+        const hold = holdFor(holdMs);
+        if (!v || hold <= 0) return;
+        const scanID = clean(v.scan_id, 128);
+        if (newestScan !== "" && scanID !== newestScan) return;
         const outcome = clean(v.outcome, 40) || "failure";
-        const theft = v.theft_reported === true;
+        const screen = screenFor(v, []);
         const seal = v.seal && typeof v.seal === "object" ? v.seal : null;
         const status = seal && (seal.status === "intact" || seal.status === "opened") ? seal.status : "";
-        const degraded = status === "opened" && seal.policy === "degrade";
-        const tone = ALERT.has(outcome) || theft ? "alert" : GOOD.has(outcome) && !degraded ? "good" : UNAVAILABLE.has(outcome) ? "unavailable" : "neutral";
+        const degraded = screen.degraded;
         const product = [clean(v.product_name, 120), clean(v.brand, 80)].filter((text) => text !== "").join(" \u2014 ");
         let area = "";
         if (outcome === "never_registered" && v.scan_area && typeof v.scan_area === "object") {
           const place = [clean(v.scan_area.city, 80), clean(v.scan_area.country, 80)].filter((text) => text !== "").join(", ");
           if (place !== "") area = words.scanArea + place;
         }
-        show(tone, outcome, clean(v.message, 600), {
-          seq: clean(event.lastEventId, 20), product: product, theft: theft, area: area,
+        show(screen.tone, outcome, clean(v.message, 600), {
+          seq: clean(event.lastEventId, 20), scan: scanID, product: product, theft: screen.theft, area: area, icon: screen.icon,
           seal: status === "" ? "none" : degraded ? "opened-degraded" : status,
           sealText: status === "intact" ? words.sealIntact : degraded ? words.sealOpenedDegraded : status === "opened" ? words.sealOpened : "",
-          holdMs: holdFor(holdMs)
+          holdMs: hold
         });
         // The product, under `authentic` without a theft report and under `identified` only: never under an alert.
-        const scanID = clean(v.scan_id, 128);
-        if (scanID !== "" && ((outcome === "authentic" && v.theft_reported === false) || outcome === "identified")) {
+        if (scanID !== "" && screen.panel) {
           passport.dataset.verdict = outcome;
           loadPassport(scanID, 0);
         }
+      }
+
+      // A theft report the product's answer raised: the screen becomes the theft alert, and no product is shown.
+      function raiseTheft() {
+        hidePassport();
+        document.body.dataset.tone = "alert";
+        verdict.dataset.theft = "reported";
+        byId("icon").textContent = ICONS.alert;
+        part("theft", words.theft);
+        document.dispatchEvent(new CustomEvent("kiosk:shown", {
+          detail: { outcome: verdict.dataset.outcome, seq: verdict.dataset.seq, at: performance.timeOrigin + performance.now() }
+        }));
       }
 
       const passport = byId("passport");
@@ -263,9 +312,24 @@ public enum KioskPage {
 
       function showPassport(scanID, p) {
         const failed = failedPart(p);
-        // A printed code names an item; a buyer must not take its record for proof about the object in hand.
+        // What the station raised about the item comes first, each as a warning; a theft report is the alert itself.
+        const warnings = Array.isArray(p.warnings) ? p.warnings.filter((w) => w && typeof w === "object") : [];
+        const kinds = warnings.map((w) => clean(w.kind, 60));
+        const screen = screenFor({ outcome: passport.dataset.verdict, theft_reported: false }, kinds);
+        if (screen.theft) return raiseTheft();
+        const list = byId("pp-warnings");
+        list.replaceChildren();
+        for (const warning of warnings.slice(0, 8)) {
+          const item = document.createElement("li");
+          item.textContent = clean(warning.message, 300);
+          item.dataset.kind = clean(warning.kind, 60);
+          if (item.textContent !== "") list.append(item);
+        }
+        list.hidden = list.childElementCount === 0;
+        // A printed code names an item; a buyer must not take its record for proof about the object in hand. The
+        // station's warning says so when it came; else the page's own words.
         const about = byId("pp-about");
-        about.textContent = passport.dataset.verdict === "identified" ? words.aboutNamedItem : "";
+        about.textContent = passport.dataset.verdict === "identified" && !kinds.includes("named_item_only") ? words.aboutNamedItem : "";
         about.hidden = about.textContent === "";
         const name = [clean(p.product_name, 120), clean(p.brand, 80)].filter((text) => text !== "").join(" \u2014 ");
         const model = p.fields && typeof p.fields === "object" ? clean(p.fields.model, 80) : "";
@@ -280,7 +344,8 @@ public enum KioskPage {
         sentence(anchoring, proof);
         anchoring.dataset.anchoring = proof && !failedPart(proof) ? clean(proof.anchoring, 40) : proof ? "unavailable" : "";
         const certificate = p.certificate && typeof p.certificate === "object" ? p.certificate : null;
-        const readable = certificate !== null && !failedPart(certificate) && typeof certificate.pdf_url === "string";
+        // A certificate to keep only for a genuine chip's object, and only while valid: never under a printed code.
+        const readable = screen.code && certificate !== null && !failedPart(certificate) && typeof certificate.pdf_url === "string";
         sentence(byId("pp-certificate-status"), certificate);
         const code = byId("pp-code");
         code.alt = words.certificateCode;
@@ -289,8 +354,8 @@ public enum KioskPage {
         byId("pp-certificate-hint").textContent = words.certificateHint;
         byId("pp-certificate-hint").hidden = !readable;
         byId("pp-certificate").hidden = certificate === null;
-        const list = byId("pp-history");
-        list.replaceChildren();
+        const history = byId("pp-history");
+        history.replaceChildren();
         const historyFailed = byId("pp-history-failed");
         sentence(historyFailed, failedPart(p.history) ? p.history : null);
         if (Array.isArray(p.history)) {
@@ -302,13 +367,13 @@ public enum KioskPage {
             when.textContent = clean(entry.at, 40).slice(0, 10);
             item.append(when, clean(entry.message, 200));
             item.dataset.kind = clean(entry.kind, 60);
-            list.append(item);
+            history.append(item);
           }
         }
-        list.hidden = list.childElementCount === 0;
+        history.hidden = history.childElementCount === 0;
         byId("pp-history-label").textContent = words.historyLabel;
-        byId("pp-history-label").hidden = list.hidden;
-        byId("pp-history-part").hidden = list.hidden && historyFailed.hidden;
+        byId("pp-history-label").hidden = history.hidden;
+        byId("pp-history-part").hidden = history.hidden && historyFailed.hidden;
         passport.dataset.scan = scanID;
         passport.hidden = false;
         document.body.dataset.panel = "shown";
@@ -319,10 +384,9 @@ public enum KioskPage {
 
       function onReadError(event) {
         const v = parse(event);
-        if (!v) return;
-        show("neutral", "read_error", clean(v.message, 300), {
-          seq: clean(event.lastEventId, 20), hint: words.readErrorHint, holdMs: holdFor(Math.min(holdMs, 4000))
-        });
+        const hold = holdFor(Math.min(holdMs, 4000));
+        if (!v || hold <= 0) return;
+        show("neutral", "read_error", clean(v.message, 300), { seq: clean(event.lastEventId, 20), hint: words.readErrorHint, holdMs: hold });
       }
 
       function onStation(event) {
@@ -344,7 +408,7 @@ public enum KioskPage {
         const source = new EventSource("/events");
         source.addEventListener("verdict", onVerdict);
         source.addEventListener("read_error", onReadError);
-        source.addEventListener("scan", showIdle);
+        source.addEventListener("scan", onScan);
         source.addEventListener("station", onStation);
         source.addEventListener("hold", onHold);
         source.onerror = function () {

@@ -9,7 +9,10 @@ import StationWire
 /// one older than the hold (a replay after a restart, events caught up after the daemon came back) is history, and
 /// the page never shows it as fresh.
 struct PageEvent {
+    /// What a stream open now gets: the time left on the screen, then the event.
     let frame: [UInt8]
+    /// The event alone, which a page that opens later gets after the time then left.
+    let journaled: [UInt8]
     /// How long it is shown from now; nil: it does not change the screen.
     let shownFor: Duration?
     /// The scan it is about: the newest scan's, or a verdict for it.
@@ -24,7 +27,7 @@ struct PageEvent {
         if type == .event(.scan), let json, json["code"] == .string(CodeKind.chip.rawValue), let members = json.objectValue {
             line = JSON.object(members.filter { $0.0 != "raw" } + [("raw_withheld", .bool(true))]).encoded()
         }
-        let journaled = EventFrame.journaled(seq: seq, type: type.name, line: line)
+        journaled = EventFrame.journaled(seq: seq, type: type.name, line: line)
         let most: Duration? = switch type {
         case .event(.verdict): hold
         case .event(.readError): min(hold, .seconds(4))

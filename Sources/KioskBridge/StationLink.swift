@@ -94,7 +94,7 @@ public struct StationLink: Service {
                 let screen = ScreenChange.of(page, newestScanID: &newestScanID)
                 // The streams first: once /metrics or /state shows an event, a page that opens its stream then
                 // gets nothing older (a test that waited for the metrics saw the event as live).
-                hub.publish(seq: seq, frame: page.frame, screen: screen)
+                hub.publish(seq: seq, frame: page.frame, screen: screen, shown: page.journaled)
                 station.record(event: event.json)
                 if event.type == .event(.verdict), let scanID = page.scanID {
                     // The page asks for the product as soon as it shows the verdict: the question is out already.

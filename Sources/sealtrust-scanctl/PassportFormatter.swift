@@ -20,6 +20,15 @@ enum PassportFormatter {
             sentence(name, of: part)
             return true
         }
+        // What the station raised comes first, most serious first: a theft report, a certificate not valid, ...
+        for warning in answer["warnings"]?.arrayValue ?? [] {
+            let kind = warning["kind"].map(StatusFormatter.plain) ?? "?"
+            lines.append("warning: \(kind): \"\(warning["message"]?.stringValue ?? "")\"")
+        }
+        if let about = answer["about"]?.stringValue {
+            lines.append("about: " + (Self.about[about] ?? StatusFormatter.plain(.string(about))))
+        }
+        fact("verdict", answer["verdict"])
         fact("identifier", answer["identifier"])
         fact("product", answer["product_name"])
         fact("brand", answer["brand"])
@@ -32,7 +41,9 @@ enum PassportFormatter {
             for (name, value) in answer["fields"]?.objectValue ?? [] { fact("field \(name)", value) }
         }
         if let proof = answer["proof"], !failure("proof", proof) {
-            fact("anchoring", proof["anchoring"])
+            if let state = proof["anchoring"]?.stringValue {
+                lines.append("anchoring: " + (Self.anchoring[state] ?? StatusFormatter.plain(.string(state))))
+            }
             for (key, name) in [("chain", "chain"), ("tx_hash", "anchoring transaction"), ("data_hash", "data hash"),
                                 ("ipfs_uri", "ipfs"), ("credential", "credential")] {
                 fact(name, proof[key])
@@ -61,4 +72,19 @@ enum PassportFormatter {
         if answer["outcome"] == nil { sentence("message", of: answer) }
         return lines
     }
+
+    /// Whose record the answer is, in words: a printed code's is never read as proof about the object in hand.
+    static let about = [
+        "object": "the object in hand (its chip was read and found authentic)",
+        "named_item": "the item the code names, not proof about the object in hand",
+        "model": "the model, not an object",
+    ]
+
+    /// The anchoring states in words: `none` is no information, never "not anchored".
+    static let anchoring = [
+        "anchored": "anchored on Base",
+        "never_anchored": "never anchored (normal: most products are not)",
+        "modified_after_anchoring": "MODIFIED after anchoring",
+        "none": "no information",
+    ]
 }

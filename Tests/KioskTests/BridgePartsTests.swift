@@ -1,4 +1,6 @@
 @testable import KioskBridge
+import JSONCore
+import StationWire
 import Testing
 
 /// The bridge's pieces that stand between outside text and a screen, a log or a scraper.
@@ -76,12 +78,19 @@ struct BridgePartsTests {
 
     /// A page opened while the station shows a verdict shows it for the time it has left; opened after that time,
     /// after a scan, or while the daemon is unreachable, it shows nothing older.
+    /// What an event of `type` with no `at` does to the screen, after the newest scan `newest`.
+    static func change(_ type: EventType, hold: Duration, newest: inout String?) -> ScreenChange {
+        let page = PageEvent(seq: 1, type: .event(type), line: "{}", json: .object([]), hold: hold, nowMilliseconds: 0)
+        return ScreenChange.of(page, newestScanID: &newest)
+    }
+
     @Test func aNewPageGetsWhatTheStationShowsNowWithTheTimeItHasLeft() {
+        var newest: String?
         let hub = EventHub()
         hub.setOnline(true)
         let start = ContinuousClock.now
         let verdict = EventFrame.journaled(seq: 7, type: "verdict", line: #"{"type":"verdict","seq":7}"#)
-        hub.publish(seq: 7, frame: verdict, screen: ScreenChange.of(.event(.verdict), hold: .seconds(8)), at: start)
+        hub.publish(seq: 7, frame: verdict, screen: Self.change(.verdict, hold: .seconds(8), newest: &newest), at: start)
         let during = Self.opening(of: hub.open(resumeAfter: nil, at: start + .seconds(3)))
         #expect(during.hasSuffix("event: hold\ndata: {\"remaining_ms\":5000}\n\n" + String(decoding: verdict, as: UTF8.self)), "\(during)")
         #expect(!Self.opening(of: hub.open(resumeAfter: nil, at: start + .seconds(8))).contains("verdict"), "its hold is over")
@@ -91,15 +100,65 @@ struct BridgePartsTests {
         hub.setOnline(true)
         #expect(!Self.opening(of: hub.open(resumeAfter: nil, at: start + .seconds(3))).contains("verdict"),
                 "back online, the pages open since show idle")
-        hub.publish(seq: 7, frame: verdict, screen: ScreenChange.of(.event(.verdict), hold: .seconds(8)), at: start + .seconds(3))
-        hub.publish(seq: 8, frame: Array("scan".utf8), screen: ScreenChange.of(.event(.scan), hold: .seconds(8)), at: start + .seconds(4))
+        hub.publish(seq: 7, frame: verdict, screen: Self.change(.verdict, hold: .seconds(8), newest: &newest), at: start + .seconds(3))
+        hub.publish(seq: 8, frame: Array("scan".utf8), screen: Self.change(.scan, hold: .seconds(8), newest: &newest), at: start + .seconds(4))
         #expect(!Self.opening(of: hub.open(resumeAfter: nil, at: start + .seconds(5))).contains("verdict"), "a scan clears the screen")
         let readError = EventFrame.journaled(seq: 9, type: "read_error", line: #"{"type":"read_error","seq":9}"#)
-        hub.publish(seq: 9, frame: readError, screen: ScreenChange.of(.event(.readError), hold: .seconds(30)), at: start + .seconds(5))
+        hub.publish(seq: 9, frame: readError, screen: Self.change(.readError, hold: .seconds(30), newest: &newest), at: start + .seconds(5))
         #expect(Self.opening(of: hub.open(resumeAfter: nil, at: start + .seconds(6))).contains("{\"remaining_ms\":3000}"),
                 "a read error stays 4 s at most")
-        hub.publish(seq: 10, frame: Array("source".utf8), screen: ScreenChange.of(.event(.source), hold: .seconds(8)), at: start + .seconds(6))
+        hub.publish(seq: 10, frame: Array("source".utf8), screen: Self.change(.source, hold: .seconds(8), newest: &newest), at: start + .seconds(6))
         #expect(Self.opening(of: hub.open(resumeAfter: nil, at: start + .seconds(7))).contains("read_error"), "a source event changes no screen")
+    }
+
+    /// outputs.md, "What leaves the machine": a chip URL is a one-time proof until the API answered it; the page's
+    /// stream never carries it. A printed code's scan keeps its string.
+    @Test func theStreamNeverCarriesAChipURL() throws {
+        let chipURL = "https://sealtrust.io/t/4F1C2A?picc_data=EF963FF7828658A599F3041510671E88&cmac=94EED9EE65337086"
+        let chip: JSON = .object([("type", "scan"), ("seq", 3), ("scan_id", "s-3"), ("raw", .string(chipURL)), ("code", "chip")])
+        let frame = PageEvent(seq: 3, type: .event(.scan), line: chip.encoded(), json: chip, hold: .seconds(8), nowMilliseconds: 0).frame
+        let text = String(decoding: frame, as: UTF8.self)
+        #expect(!text.contains("picc_data") && !text.contains("sealtrust.io/t/"), "\(text)")
+        #expect(text.contains("\"raw_withheld\":true") && text.contains("\"scan_id\":\"s-3\""), "\(text)")
+        let printed: JSON = .object([("type", "scan"), ("seq", 4), ("raw", "https://sealtrust.io/p/SN-00042"), ("code", "printed_serial")])
+        let kept = PageEvent(seq: 4, type: .event(.scan), line: printed.encoded(), json: printed, hold: .seconds(8), nowMilliseconds: 0)
+        #expect(String(decoding: kept.frame, as: UTF8.self).contains("SN-00042"))
+    }
+
+    /// A verdict older than the hold (a replay after the kiosk restarted) is history: the page is told it has no
+    /// time left, and the screen does not change; a fresh one gets what is left of its hold.
+    @Test func anOldVerdictIsHistoryNotTheScreen() throws {
+        let at = "2026-12-07T10:00:00.000Z"
+        let written = try #require(EventTime.milliseconds(at))
+        #expect(written == 1_796_637_600_000)
+        let verdict: JSON = .object([("type", "verdict"), ("seq", 9), ("scan_id", "s-9"), ("at", .string(at))])
+        var newest: String?
+        let old = PageEvent(seq: 9, type: .event(.verdict), line: verdict.encoded(), json: verdict, hold: .seconds(8),
+                            nowMilliseconds: written + 20_000)
+        #expect(String(decoding: old.frame, as: UTF8.self).hasPrefix("event: hold\ndata: {\"remaining_ms\":0}\n\n"))
+        #expect(ScreenChange.of(old, newestScanID: &newest) == .unchanged)
+        let fresh = PageEvent(seq: 9, type: .event(.verdict), line: verdict.encoded(), json: verdict, hold: .seconds(8),
+                              nowMilliseconds: written + 1_500)
+        #expect(String(decoding: fresh.frame, as: UTF8.self).hasPrefix("event: hold\ndata: {\"remaining_ms\":6500}\n\n"))
+        #expect(ScreenChange.of(fresh, newestScanID: &newest) == .shows(for: .milliseconds(6_500)))
+        #expect(EventTime.milliseconds("2026-12-07T10:00:00Z") == written && EventTime.milliseconds("2026-12-07T10:00:00.5Z") == written + 500)
+        for bad in ["", "2026-12-07 10:00:00Z", "2026-13-07T10:00:00Z", "2026-12-07T10:00:00.Z", "2026-12-07T10:00:00+01:00", "２０２６-12-07T10:00:00Z"] {
+            #expect(EventTime.milliseconds(bad) == nil, "\(bad)")
+        }
+    }
+
+    /// A verdict for an older scan than the newest never replaces what the screen shows (a genuine chip's late
+    /// `authentic` over the copy's `replay` tapped after it).
+    @Test func aLateVerdictNeverReplacesTheNewestScansScreen() {
+        func event(_ type: EventType, scan: String) -> PageEvent {
+            let json: JSON = .object([("type", .string(type.rawValue)), ("scan_id", .string(scan))])
+            return PageEvent(seq: 1, type: .event(type), line: json.encoded(), json: json, hold: .seconds(8), nowMilliseconds: 0)
+        }
+        var newest: String?
+        #expect(ScreenChange.of(event(.scan, scan: "genuine"), newestScanID: &newest) == .clears)
+        #expect(ScreenChange.of(event(.scan, scan: "copy"), newestScanID: &newest) == .clears)
+        #expect(ScreenChange.of(event(.verdict, scan: "copy"), newestScanID: &newest) == .shows(for: .seconds(8)))
+        #expect(ScreenChange.of(event(.verdict, scan: "genuine"), newestScanID: &newest) == .unchanged)
     }
 
     @Test func thePageCarriesNothingFromElsewhere() {
