@@ -225,13 +225,20 @@ public enum KioskPage {
         return remaining;
       }
 
+      // The newest journaled event this page received, shown or not: where an operator (or a test) sees it is live.
+      function received(event) {
+        root.dataset.received = clean(event.lastEventId, 20);
+      }
+
       function onScan(event) {
+        received(event);
         const v = parse(event);
         newestScan = v ? clean(v.scan_id, 128) : "";
         showIdle();
       }
 
       function onVerdict(event) {
+        received(event);
         const v = parse(event);
         const hold = holdFor(holdMs);
         if (!v || hold <= 0) return;
@@ -383,6 +390,7 @@ public enum KioskPage {
       }
 
       function onReadError(event) {
+        received(event);
         const v = parse(event);
         const hold = holdFor(Math.min(holdMs, 4000));
         if (!v || hold <= 0) return;

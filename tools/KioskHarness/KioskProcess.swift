@@ -11,8 +11,10 @@ public final class KioskProcess: Sendable {
 
     /// `language`: `--lang`, nil to follow the daemon's; `launcher`: a program that runs the bridge in its turn (a
     /// test runs it under PR_SET_MDWE this way); `arguments`: more options for the bridge.
-    public init(socketPath: String, language: String? = "en", hold: Int = 8, launcher: [String] = [], arguments: [String] = []) throws {
-        let command = launcher + [builtProduct("sealtrust-kiosk"), "--socket", socketPath, "--listen", "127.0.0.1:0",
+    /// `port`: 0 for a free one.
+    public init(socketPath: String, language: String? = "en", hold: Int = 8, launcher: [String] = [], arguments: [String] = [],
+                port requested: Int = 0) throws {
+        let command = launcher + [builtProduct("sealtrust-kiosk"), "--socket", socketPath, "--listen", "127.0.0.1:\(requested)",
                                   "--hold", String(hold)] + (language.map { ["--lang", $0] } ?? []) + arguments
         process = try ChildProcess(command[0], Array(command.dropFirst()))
         let line = try process.waitForLineBlocking(timeout: .seconds(15)) { $0.hasPrefix("LISTENING ") }

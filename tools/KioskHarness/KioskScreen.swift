@@ -14,6 +14,8 @@ public struct KioskScreen: Sendable, CustomStringConvertible {
     public let theftText: String
     public let area: String
     public let live: String
+    /// The screen's computed background colour, as `rgb(r, g, b)`: what a buyer two metres away sees.
+    public let background: String
 
     init(_ json: JSON) {
         func text(_ key: String) -> String { json[key]?.stringValue ?? "" }
@@ -29,11 +31,13 @@ public struct KioskScreen: Sendable, CustomStringConvertible {
         theftText = text("theftText")
         area = text("area")
         live = text("live")
+        background = text("background")
     }
 
     public var description: String {
         "outcome=\(outcome) tone=\(tone) icon=\(icon) seq=\(seq) message=\(message.debugDescription) product=\(product.debugDescription) "
-            + "seal=\(seal) \(sealText.debugDescription) theft=\(theft) \(theftText.debugDescription) area=\(area.debugDescription)"
+            + "seal=\(seal) \(sealText.debugDescription) theft=\(theft) \(theftText.debugDescription) area=\(area.debugDescription) "
+            + "background=\(background)"
     }
 
     /// A script that reads the screen; the parts hidden on the page read as "".
@@ -45,7 +49,8 @@ public struct KioskScreen: Sendable, CustomStringConvertible {
                    icon: document.getElementById('icon').textContent, seq: v.dataset.seq || '',
                    message: document.getElementById('message').textContent, product: shown('product'),
                    seal: v.dataset.seal, sealText: shown('seal'), theft: v.dataset.theft, theftText: shown('theft'),
-                   area: shown('area'), live: v.getAttribute('aria-live') || '' };
+                   area: shown('area'), live: v.getAttribute('aria-live') || '',
+                   background: getComputedStyle(document.body).backgroundColor };
         })()
         """
 }

@@ -22,6 +22,9 @@ public struct ProductPanel: Sendable, CustomStringConvertible {
     public let historyLabel: String
     /// The history's sentence alone, when the daemon could not read it.
     public let historyFailure: String
+    /// The station's warnings about the item, first in the panel, each as the buyer reads it, and their kinds.
+    public let warnings: [String]
+    public let warningKinds: [String]
     /// Every word on the page.
     public let pageText: String
     /// The verdict and the panel fit the window: nothing a buyer should read is cut off at its bottom or side.
@@ -44,13 +47,15 @@ public struct ProductPanel: Sendable, CustomStringConvertible {
         historyLabel = text("historyLabel")
         historyFailure = text("historyFailure")
         pageText = text("page")
+        warnings = json["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        warningKinds = json["warningKinds"]?.arrayValue?.compactMap(\.stringValue) ?? []
         fitsTheScreen = json["fits"] == .bool(true)
     }
 
     public var description: String {
         "panel(shown: \(shown), scan: \(scanID), product: \(product), tier: \(tier), anchoring: \(anchoring) \(anchoringText.debugDescription)"
             + "\(anchoringWarning ? " (warning)" : ""), certificate: \(certificate.debugDescription), code: \(hasCode), "
-            + "history: \(historyLabel.debugDescription) \(history) \(historyFailure.debugDescription)"
+            + "history: \(historyLabel.debugDescription) \(history) \(historyFailure.debugDescription), warnings: \(warningKinds)"
             + "\(fitsTheScreen ? "" : ", overflows the screen"))"
     }
 
@@ -66,6 +71,8 @@ public struct ProductPanel: Sendable, CustomStringConvertible {
                    code: !document.getElementById('pp-code').hidden,
                    history: Array.from(document.querySelectorAll('#pp-history li'), (li) => li.textContent),
                    historyLabel: t('pp-history-label'), historyFailure: t('pp-history-failed'),
+                   warnings: Array.from(document.querySelectorAll('#pp-warnings li'), (li) => li.checkVisibility() ? li.textContent : ''),
+                   warningKinds: Array.from(document.querySelectorAll('#pp-warnings li'), (li) => li.dataset.kind),
                    page: document.body.innerText,
                    fits: (() => { const m = document.querySelector('main');
                                   return m.scrollHeight <= window.innerHeight && m.scrollWidth <= window.innerWidth; })() };

@@ -18,7 +18,10 @@ public final class StationRig: @unchecked Sendable {
     /// More options for the daemon, at each start.
     public let daemonArguments: [String]
     public private(set) var daemon: ScanDaemon
-    public let kiosk: KioskProcess
+    public private(set) var kiosk: KioskProcess
+    private let kioskLanguage: String?
+    private let hold: Int
+    private let kioskArguments: [String]
 
     /// `language`: the daemon's, and the bridge's `--lang` unless `kioskFollowsDaemon`; `journalEvents`: verdicts
     /// already in the journal when the daemon starts (seq 1 to that); `kioskArguments`, `daemonArguments`: more options
@@ -33,7 +36,10 @@ public final class StationRig: @unchecked Sendable {
         cameraPath = directory + "/camera.y4m"
         self.language = language
         daemon = try Self.startDaemon(api: api, directory: directory, camera: cameraPath, language: language, extra: daemonArguments)
-        kiosk = try KioskProcess(socketPath: socketPath, language: kioskFollowsDaemon ? nil : language, hold: hold, arguments: kioskArguments)
+        kioskLanguage = kioskFollowsDaemon ? nil : language
+        self.hold = hold
+        self.kioskArguments = kioskArguments
+        kiosk = try KioskProcess(socketPath: socketPath, language: kioskLanguage, hold: hold, arguments: kioskArguments)
         try waitUntilTheBridgeIsOnline()
     }
 
@@ -76,6 +82,15 @@ public final class StationRig: @unchecked Sendable {
     /// Stops the daemon (SIGTERM), as a station's operator or a crash would.
     public func stopDaemon() {
         daemon.terminate(timeout: .seconds(10))
+    }
+
+    /// Stops the bridge and starts it again on the same port, as an upgrade or a crash would: the pages open reconnect
+    /// with their `Last-Event-ID`.
+    public func restartKiosk() throws {
+        let port = kiosk.port
+        _ = kiosk.stop()
+        kiosk = try KioskProcess(socketPath: socketPath, language: kioskLanguage, hold: hold, arguments: kioskArguments, port: port)
+        try waitUntilTheBridgeIsOnline()
     }
 
     /// Starts the daemon again on the same socket and journal.
