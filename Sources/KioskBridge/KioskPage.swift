@@ -227,7 +227,7 @@ public enum KioskPage {
 
       // The newest journaled event this page received, shown or not: where an operator (or a test) sees it is live.
       function received(event) {
-        root.dataset.received = clean(event.lastEventId, 20);
+        verdict.dataset.received = clean(event.lastEventId, 20);
       }
 
       function onScan(event) {
@@ -326,7 +326,9 @@ public enum KioskPage {
         if (screen.theft) return raiseTheft();
         const list = byId("pp-warnings");
         list.replaceChildren();
+        // A modification after anchoring is the proof's own line, shown there as a warning: not said twice.
         for (const warning of warnings.slice(0, 8)) {
+          if (warning.kind === "modified_after_anchoring") continue;
           const item = document.createElement("li");
           item.textContent = clean(warning.message, 300);
           item.dataset.kind = clean(warning.kind, 60);

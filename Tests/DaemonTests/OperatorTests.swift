@@ -31,18 +31,26 @@ struct OperatorTests {
         #expect(!daemon.process.standardError.contains("secret-token"), "the token is never logged")
     }
 
+    /// A passport read carries the station's token: its 401 says so, not "scan again". A chip's verify carries none
+    /// (sealtrust-api.md), so its 401 says nothing of the token, which no operator could mend.
     @Test func refusedCredentialsAreSaidSoNotPleaseScanAgain() async throws {
         let api = try SandboxAPI.start()
         defer { api.stop() }
+        try await api.fault(path: "/passport/", status: 401, body: #"{"detail":"INVALID_TOKEN"}"#, contentType: "application/json")
         try await api.fault(path: "/scans/verify", status: 401, body: #"{"error":"unauthorized"}"#, contentType: "application/json")
         let daemon = try ScanDaemon(api: api).waitUntilListening()
         defer { _ = daemon.terminate(); daemon.removeDirectory() }
         let (client, _) = try daemon.connect()
-        let verdict = try client.verify(try mintChipURL("authentic", counter: 41), id: "refused").verdict
+        let verdict = try client.verify("https://sealtrust.io/p/SN-00042", id: "refused").verdict
         #expect(verdict["outcome"]?.string == "failure")
         let message = verdict["message"]?.string ?? ""
         #expect(message.contains("credentials"), "\(message)")
         #expect(!message.contains("scan again"), "\(message)")
+
+        let chip = try client.verify(try mintChipURL("authentic", counter: 41), id: "chip").verdict
+        #expect(chip["outcome"]?.string == "failure")
+        #expect(!(chip["message"]?.string ?? "").contains("credentials") && !(chip["message"]?.string ?? "").contains("token"),
+                "a chip's verify sends no token: \(chip["message"]?.string ?? "")")
 
         let status = try status(of: daemon)
         let lastError = try #require(status["last_api_error"], "\(status.encoded())")

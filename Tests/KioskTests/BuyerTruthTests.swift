@@ -129,7 +129,7 @@ struct BuyerTruthTests {
         let lateVerdict = try #require(late)
         #expect(lateVerdict["outcome"] == "authentic")
         let lateSeq = try #require(lateVerdict["seq"]?.integerValue)
-        let screen = try await page.waitFor("document.documentElement.dataset.received === '\(lateSeq)'")
+        let screen = try await page.waitFor("v.dataset.received === '\(lateSeq)'")
         try await page.screenshot(to: testOutputDirectory() + "/en-truth-late-authentic-after-replay.png")
         #expect(screen.outcome == "replay" && screen.tone == "alert", "the copy's alert stays: \(screen)")
         #expect(!(try await page.productPanel()).shown)
@@ -154,7 +154,7 @@ struct BuyerTruthTests {
         try await Task.sleep(for: .milliseconds(1_500))
         try rig.restartKiosk()
         let seq = try #require(meanwhile["seq"]?.integerValue)
-        let screen = try await page.waitFor("document.documentElement.dataset.received === '\(seq)'")
+        let screen = try await page.waitFor("v.dataset.received === '\(seq)'")
         #expect(screen.outcome != "authentic" && screen.tone != "good", "an old verdict is history, not the screen: \(screen)")
         #expect(!(try await page.productPanel()).shown)
     }
