@@ -2,6 +2,8 @@
 import JSONCore
 import StationWire
 import Testing
+import TestSupport
+import Foundation
 
 /// The bridge's pieces that stand between outside text and a screen, a log or a scraper.
 struct BridgePartsTests {
@@ -159,6 +161,25 @@ struct BridgePartsTests {
         #expect(ScreenChange.of(event(.scan, scan: "copy"), newestScanID: &newest) == .clears)
         #expect(ScreenChange.of(event(.verdict, scan: "copy"), newestScanID: &newest) == .shows(for: .seconds(8)))
         #expect(ScreenChange.of(event(.verdict, scan: "genuine"), newestScanID: &newest) == .unchanged)
+    }
+
+    /// A theme may change colours, never invert the screens: an alert or a printed code in the good colour, or words
+    /// in their background's colour, is refused with its name; a name given twice is refused as texts refuse an id.
+    @Test func aThemeThatWouldInvertAScreenIsRefused() throws {
+        let directory = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/theme.json"
+        for (theme, said) in [(##"{"alert": "#0a5c2a"}"##, "alert must not be good's colour"),
+                              (##"{"good": "#ABC", "identified": "#aabbcc"}"##, "identified must not be good's colour"),
+                              (##"{"text": "#3d2c6b"}"##, "text must not be identified's colour"),
+                              (##"{"accent": "#fff"}"##, "theft banner"),
+                              (##"{"good": "#111111", "good": "#222222"}"##, "good is given twice")] {
+            try theme.write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(throws: KioskOptions.Invalid.self) { try KioskTheme.read(path) }
+            do { _ = try KioskTheme.read(path) } catch { #expect(error.description.contains(said), "\(error.description)") }
+        }
+        try ##"{"good": "#0b6e35", "identified": "#442266"}"##.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try KioskTheme.read(path).colours[.identified] == "#442266")
     }
 
     @Test func thePageCarriesNothingFromElsewhere() {
