@@ -19,7 +19,9 @@ struct PassportTests {
     @Test func aScansProductByTheSeedsRulesForEachAnchoringState() async throws {
         let api = try SandboxAPI.start()
         defer { api.stop() }
-        let daemon = try ScanDaemon(api: api).waitUntilListening()
+        // Behind a relay (api-base), the certificate a buyer keeps points at the API's public address.
+        let publicBase = "https://verify.sealtrust.example/api"
+        let daemon = try ScanDaemon(api: api, extra: ["--public-api-base", publicBase]).waitUntilListening()
         defer { _ = daemon.terminate(); daemon.removeDirectory() }
         let client = try LineClient(path: daemon.socketPath)
         try client.send(#"{"cmd":"watch","events":[]}"#)
@@ -30,9 +32,15 @@ struct PassportTests {
             #expect(answer["type"] == "passport" && answer["product_name"] != nil, "\(serial): \(answer.encoded())")
             #expect(answer["proof"]?["anchoring"] == .string(state), "\(serial)")
             #expect(!answer.encoded().lowercased().contains("not anchored"), "\(serial)")
-            let identifier = answer["identifier"]?.string ?? "?"
-            #expect(answer["certificate"]?["pdf_url"] == .string(api.baseURL.absoluteString + "/certificate/\(identifier).pdf"))
+            #expect(answer["about"] == "named_item" && answer["certificate"]?["pdf_url"] == nil,
+                    "a printed code hands over no certificate to keep: \(serial)")
         }
+        let chipScan = try client.verify(try mintChipURL("authentic", counter: 31), id: "chip").verdict["scan_id"] ?? .null
+        let genuine = try ask(client, [("scan_id", chipScan)], id: "p-chip")
+        let identifier = genuine["identifier"]?.string ?? "?"
+        #expect(genuine["about"] == "object" && genuine["verdict"] == "authentic", "\(genuine.encoded())")
+        #expect(genuine["certificate"]?["pdf_url"] == .string(publicBase + "/certificate/\(identifier).pdf"), "\(genuine.encoded())")
+        #expect(!genuine.encoded().contains(api.baseURL.absoluteString), "the relay's address never reaches a buyer")
         #expect(try ask(client, [("scan_id", "0b4c2a9e-0000-4000-8000-000000000000")], id: "gone")["code"] == "not_available")
         let noToken = try ask(client, [("identifier", "SN-00042"), ("tier", "end_user"), ("parts", ["passport"])], id: "401")
         #expect(noToken["outcome"] == "not_authorized" && noToken["error"]?["http_status"] == 401, "\(noToken.encoded())")
@@ -87,7 +95,8 @@ struct PassportTests {
         #expect(refused["message"] == "This level of the passport is not open to this station.")
         #expect(refused["proof"]?["anchoring"] == "never_anchored", "the public parts still come")
         let unknown = try ask(client, [("identifier", "0x00000000000000000000000000000000000000000000000000000000000000aa")], id: "404")
-        #expect(unknown["outcome"] == "not_found" && unknown["message"] == "Product not found. Check the code and try again.")
+        #expect(unknown["outcome"] == "not_found" && unknown["message"] == "No passport was found for this product.",
+                "a part's failure, never the verdict's sentence")
         #expect(unknown["proof"] == nil && unknown["history"] == nil)
 
         // The token goes with the passport read, and nowhere else.

@@ -53,9 +53,10 @@ struct EventStreamTests {
         var previous: ServerSentEvent?
         while received.last?.id != String(liveSeq), let event = first.nextEvent() {
             defer { previous = event }
-            // What the page shows now comes first, after the time it has left on the screen (outputs.md, "On load").
-            if previous?.name == "hold" {
-                #expect(event.id == before["seq"]?.integerValue.map(String.init), "only the verdict on the screen: \(event)")
+            // What the page shows now comes first, after the time it has left on the screen (outputs.md, "On load");
+            // every verdict after it comes after its own time on the screen too.
+            if event.id == before["seq"]?.integerValue.map(String.init) {
+                #expect(previous?.name == "hold", "only the verdict on the screen, with its time left: \(event)")
             } else if event.id != nil {
                 received.append(event)
             }

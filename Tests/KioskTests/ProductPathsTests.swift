@@ -33,8 +33,8 @@ struct ProductPathsTests {
         let answer = try JSON.parse(found.body)
         #expect(answer["type"] == "passport" && answer["id"] == nil && answer["product_name"] == "Chronograph 42", "\(found.body)")
         #expect(answer["proof"]?["anchoring"] == "anchored" && answer["access_tier"] == "public", "\(found.body)")
-        let pdfURL = try #require(answer["certificate"]?["pdf_url"]?.stringValue)
-        #expect(pdfURL.hasPrefix("http") && pdfURL.hasSuffix(".pdf"))
+        #expect(answer["about"] == "named_item" && answer["certificate"]?["pdf_url"] == nil, "no certificate to keep: \(found.body)")
+        #expect(try httpGet(port: port, path: "/certificate.svg?scan_id=\(scanID)").status == 404, "no code for a printed code")
 
         // HEAD: the same head, no body.
         let probe = try HTTPProbe(port: port)
@@ -44,7 +44,9 @@ struct ProductPathsTests {
         #expect(head?.headers["content-length"] == found.headers["content-length"], "\(String(describing: head))")
         #expect(probe.readBody(length: 1, timeout: .seconds(5)) == nil, "no body after the HEAD's head")
 
-        let code = try httpGet(port: port, path: "/certificate.svg?scan_id=\(scanID)")
+        // A genuine chip's valid certificate: its code to keep.
+        let (_, genuine) = try await verify(try mintChipURL("authentic", counter: 50), on: station, id: "chip")
+        let code = try httpGet(port: port, path: "/certificate.svg?scan_id=\(try #require(genuine["scan_id"]?.stringValue))")
         #expect(code.status == 200 && code.headers["content-type"] == "image/svg+xml" && code.body.hasPrefix("<svg "), "\(code.headers)")
 
         // SN-00050 has no certificate: its passport says so, and there is no code to draw.

@@ -29,7 +29,7 @@ struct ScreenTextsTests {
         #expect(english.authentic == "Authentic product.")
         #expect(english.replay.contains("copied"))
         #expect(english.neverRegistered.contains("nothing to correct"))
-        #expect(english.tooManyCalls.contains("minute"))
+        #expect(english.tooManyCalls(wait: 600).hasSuffix("in 10 minutes."), "the wait said as it is")
         #expect(english.failure.contains("no authenticity verdict"))
         #expect(english.sealOpened.contains("not mean a counterfeit"))
         #expect(english.sealOpenedDegraded.contains("not mean a counterfeit"))
