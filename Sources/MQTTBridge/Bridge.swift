@@ -11,7 +11,7 @@ import SystemdSupport
 /// Every journaled event of one station to the broker, in seq order, nothing lost.
 ///
 /// Events are read through the daemon's `replay` from the acknowledged seq and
-/// published at QoS 1 through a bounded window. The acknowledged seq advances only over
+/// published at QoS 1 through a bounded window; a chip's scan waits for its first verdict (`ChipScanHold`). The acknowledged seq advances only over
 /// PUBACKs, is saved in the state directory at most once a second and on stop, and a
 /// session that ends with events unacknowledged makes the bridge read them again from
 /// the daemon: delivery is at least once, repeats come right after a reconnect.
@@ -31,6 +31,9 @@ final class Bridge: BrokerObserver, Service, Sendable {
     private let window: PublishWindow
     private let feed: StationFeed
     private let replayer: Replayer
+    private let chipScans = Mutex(ChipScanHold())
+    /// The held scan's deadline that `tick` last woke `follow` for.
+    private let wokenFor = Mutex<Int64?>(nil)
     private let status = Mutex(BridgeStatus())
     private let link = Mutex<BrokerLink?>(nil)
     /// The link, once the daemon's `hello` named the station (its client id and topics): `run` runs it.
@@ -60,7 +63,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
             group.addTask { await self.follow() }
             group.addTask { await self.tick() }
             group.addTask {
-                await self.replayer.run(Replayer.Outlet(publishEvent: { await self.republish($0) }, publishAnswer: { await self.answer($0) }))
+                await self.replayer.run(Replayer.Outlet(publishEvent: { await self.republish($0, type: $1) }, publishAnswer: { await self.answer($0) }))
             }
             group.addTask {
                 for await link in self.linkStarts {
@@ -79,6 +82,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
 
     private func follow() async {
         for await update in feed {
+            let now = Self.wallClock()
             switch update {
             case .connected(let hello, let since):
                 startLink(station: hello.station)
@@ -94,14 +98,17 @@ final class Bridge: BrokerObserver, Service, Sendable {
             case .event(let event):
                 guard let seq = event.seq else { continue }
                 status.withLock { $0.newestSeq = max($0.newestSeq, seq) }
-                if await !publish(event, seq: seq) { return }
+                if await !publish(chipScans.withLock { $0.take(line: event.line, json: event.json, seq: seq, now: now) }) { return }
+                continue
             case .caughtUp:
                 break
             case .lost(let range):
                 bridgeLog.error("events \(range.lowerBound) to \(range.upperBound) were removed by the daemon's journal retention before they were published: they are lost to the broker")
-                window.skip(through: range.upperBound)
+                if await !publish(chipScans.withLock { $0.take(lost: range, now: now) }) { return }
+                continue
             case .journalBehind(let asked, let newest):
                 bridgeLog.error("the daemon's journal ends at seq \(newest), below the acknowledged seq \(asked): it was replaced; publishing it from seq 1")
+                chipScans.withLock { $0.reset() }
                 window.rebase(to: 0)
             case .answer(let message):
                 guard message.type == .status, case .object(let members) = message.json else { continue }
@@ -116,37 +123,79 @@ final class Bridge: BrokerObserver, Service, Sendable {
                 tellSystemd()
                 bridgeLog.warning("daemon at \(options.socketPath): \(text)")
             }
+            // A held scan whose verdict can be waited for no longer (`tick` wakes this loop for it).
+            if await !publish(chipScans.withLock { $0.release(now: now) }) { return }
         }
     }
 
-    /// Publishes one event once the window lets it; false when stopping.
-    private func publish(_ event: StationMessage, seq: UInt64) async -> Bool {
+    /// Publishes what the hold released, in order; false when stopping. After a resend the rest is dropped: the
+    /// feed, followed again from the acknowledged seq, brings it again.
+    private func publish(_ releases: [ChipScanHold.Release]) async -> Bool {
+        for release in releases {
+            let published: Publishing
+            switch release {
+            case .event(let seq, let type, let line):
+                published = await publish(line, type: type, seq: seq)
+            case .lost(let range):
+                window.skip(through: range.upperBound)
+                published = .done
+            }
+            switch published {
+            case .done: continue
+            case .stopped: return false
+            case .restarted:
+                chipScans.withLock { $0.reset() }
+                return true
+            }
+        }
+        return true
+    }
+
+    private enum Publishing {
+        case done
+        /// The feed follows the daemon again from the acknowledged seq.
+        case restarted
+        case stopped
+    }
+
+    /// Publishes one event once the window lets it.
+    private func publish(_ line: String, type: MessageType, seq: UInt64) async -> Publishing {
         while true {
             switch await window.admit(seq: seq) {
             case .stopped:
-                return false
+                return .stopped
             case .resend(let from):
                 resend(from: from)
-                return true
+                return .restarted
             case .stale:
-                return true
+                return .done
             case .publish:
-                guard let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }) else { return true }
-                switch link.publish(topic: topics.event(event.type), payload: event.line, retain: false) {
+                guard let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }) else { return .done }
+                switch link.publish(topic: topics.event(type), payload: line, retain: false) {
                 case .queued(let mid, let session):
-                    if !window.record(seq: seq, mid: mid, session: session), let from = window.takeResend() { resend(from: from) }
-                    return true
+                    if !window.record(seq: seq, mid: mid, session: session), let from = window.takeResend() {
+                        resend(from: from)
+                        return .restarted
+                    }
+                    return .done
                 case .notConnected:
                     // The session died a moment ago and the link has not told the window yet: it will at once.
-                    do { try await Task.sleep(for: .milliseconds(10)) } catch { return false }
+                    do { try await Task.sleep(for: .milliseconds(10)) } catch { return .stopped }
                     continue
                 case .refused(let error):
-                    bridgeLog.error("cannot publish event seq \(seq) (\(event.type.name.printable)): \(error); it is skipped")
+                    bridgeLog.error("cannot publish event seq \(seq) (\(type.name.printable)): \(error); it is skipped")
                     window.skip(through: seq)
-                    return true
+                    return .done
                 }
             }
         }
+    }
+
+    /// Seconds since the epoch: what an event's `at` is compared with.
+    static func wallClock() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec)
     }
 
     /// Follows the daemon again from `from`: what the broker did not acknowledge is read and published again.
@@ -188,6 +237,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
                 if save() { lastSaved = acknowledged }
             }
             tellSystemd()
+            wakeForHeldScan()
             sinceStatus += Self.saveInterval
             if sinceStatus >= Self.statusInterval {
                 sinceStatus = .zero
@@ -199,6 +249,17 @@ final class Bridge: BrokerObserver, Service, Sendable {
                 publishStatus()
             }
         }
+    }
+
+    /// A held scan past its deadline is released by `follow`, which waits for the daemon: the daemon's answer to a
+    /// status request wakes it, once per deadline.
+    private func wakeForHeldScan() {
+        guard let deadline = chipScans.withLock({ $0.deadline }), Self.wallClock() >= deadline else { return }
+        let first = wokenFor.withLock { woken in
+            defer { woken = deadline }
+            return woken != deadline
+        }
+        if first { try? feed.send(Self.askStatus) }
     }
 
     /// STATUS= for systemd, sent when it changed: at each change of state and each second for the lag.
@@ -286,8 +347,8 @@ final class Bridge: BrokerObserver, Service, Sendable {
     // MARK: Replays (the replayer's task)
 
     /// An event again, on its usual topic with its usual bytes; its PUBACK moves nothing (the live events own the acked seq).
-    private func republish(_ event: StationMessage) async -> Bool {
-        await publishWhenConnected { link, topics in link.publish(topic: topics.event(event.type), payload: event.line, retain: false) }
+    private func republish(_ line: String, type: MessageType) async -> Bool {
+        await publishWhenConnected { link, topics in link.publish(topic: topics.event(type), payload: line, retain: false) }
     }
 
     private func answer(_ answer: ReplayAnswer) async -> Bool {
