@@ -4,7 +4,6 @@ import Glibc
 import JSONCore
 @testable import MQTTBridge
 import ScanJournal
-import StationWire
 import Testing
 import TestSupport
 
