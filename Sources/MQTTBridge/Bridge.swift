@@ -17,7 +17,7 @@ import SystemdSupport
 /// the daemon: delivery is at least once, repeats come right after a reconnect.
 final class Bridge: BrokerObserver, Service, Sendable {
     let name = "bridge"
-    static let windowCapacity = 1_000
+    static let windowCapacity = BrokerSettings.sendMaximum
     static let statusInterval: Duration = .seconds(60)
     static let askStatus = ClientCommand(id: "sealtrust-mqtt-status", action: .status)
     static let saveInterval: Duration = .seconds(1)
@@ -171,9 +171,11 @@ final class Bridge: BrokerObserver, Service, Sendable {
                 return .done
             case .publish:
                 guard let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }) else { return .done }
-                switch link.publish(topic: topics.event(type), payload: line, retain: false) {
-                case .queued(let mid, let session):
-                    if !window.record(seq: seq, mid: mid, session: session), let from = window.takeResend() {
+                var recorded = false
+                switch link.publish(topic: topics.event(type), payload: line, retain: false,
+                                    register: { mid, session in recorded = window.record(seq: seq, mid: mid, session: session) }) {
+                case .queued:
+                    if !recorded, let from = window.takeResend() {
                         resend(from: from)
                         return .restarted
                     }
@@ -292,9 +294,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
         guard let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }) else { return }
         let replays = replayer.progress
         let payload = status.withLock { $0.payload(acknowledged: window.acknowledgedSeq, replays: replays) }
-        if case .queued(let mid, let session) = link.publish(topic: topics.status, payload: payload, retain: true) {
-            window.recordOther(mid: mid, session: session)
-        }
+        _ = link.publish(topic: topics.status, payload: payload, retain: true, register: window.recordOther)
     }
 
     private static func seconds(_ duration: Duration) -> String {
@@ -304,7 +304,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
 
     // MARK: BrokerObserver (the link's thread)
 
-    func brokerConnected(session: Int, protocolVersion: Int32) {
+    func brokerConnected(session: Int, protocolVersion: Int32, receiveMaximum: Int) {
         let version = protocolVersion == Int32(MQTT_PROTOCOL_V5) ? "MQTT 5" : "MQTT 3.1.1"
         status.withLock {
             $0.broker = "\(options.url!) connected (\(version))"
@@ -312,7 +312,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
         }
         tellSystemd()
         bridgeLog.notice("connected to \(options.url!) (\(version))")
-        window.sessionStarted(session)
+        window.sessionStarted(session, receiveMaximum: receiveMaximum)
         // At once, not when the daemon's next event comes: after a burst, none may come for hours.
         if let from = window.takeResend() { resend(from: from) }
         publishStatus()
@@ -340,7 +340,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
         guard let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }), topic == topics.replay else { return }
         if let refusal = replayer.submit(payload: payload) {
             bridgeLog.warning("a replay request was refused: \(refusal.refusal ?? "")")
-            _ = link.publish(topic: topics.replayAnswer, payload: refusal.payload, retain: false)
+            _ = link.publish(topic: topics.replayAnswer, payload: refusal.payload, retain: false, register: window.recordOther)
         }
     }
 
@@ -348,20 +348,21 @@ final class Bridge: BrokerObserver, Service, Sendable {
 
     /// An event again, on its usual topic with its usual bytes; its PUBACK moves nothing (the live events own the acked seq).
     private func republish(_ line: String, type: MessageType) async -> Bool {
-        await publishWhenConnected { link, topics in link.publish(topic: topics.event(type), payload: line, retain: false) }
+        await publishWhenConnected { topics in (topics.event(type), line) }
     }
 
     private func answer(_ answer: ReplayAnswer) async -> Bool {
         tellSystemd()
-        return await publishWhenConnected { link, topics in link.publish(topic: topics.replayAnswer, payload: answer.payload, retain: false) }
+        return await publishWhenConnected { topics in (topics.replayAnswer, answer.payload) }
     }
 
-    private func publishWhenConnected(_ send: (BrokerLink, Topics) -> BrokerLink.Publication) async -> Bool {
-        while !Task.isCancelled {
+    /// A replayed event or an answer, once the window has room for it (it takes room as the events do).
+    private func publishWhenConnected(_ message: (Topics) -> (topic: String, payload: String)) async -> Bool {
+        while await window.admitOther() {
             if let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }) {
-                switch send(link, topics) {
-                case .queued(let mid, let session):
-                    window.recordOther(mid: mid, session: session)
+                let (topic, payload) = message(topics)
+                switch link.publish(topic: topic, payload: payload, retain: false, register: window.recordOther) {
+                case .queued:
                     return true
                 case .refused(let error):
                     bridgeLog.error("cannot publish a replayed message: \(error)")
