@@ -11,13 +11,13 @@ import SystemdSupport
 /// Every journaled event of one station to the broker, in seq order, nothing lost.
 ///
 /// Events are read through the daemon's `replay` from the acknowledged seq and
-/// published at QoS 1 through a bounded window. The acknowledged seq advances only over
+/// published at QoS 1 through a bounded window; a chip's scan waits for its first verdict (`ChipScanHold`). The acknowledged seq advances only over
 /// PUBACKs, is saved in the state directory at most once a second and on stop, and a
 /// session that ends with events unacknowledged makes the bridge read them again from
 /// the daemon: delivery is at least once, repeats come right after a reconnect.
 final class Bridge: BrokerObserver, Service, Sendable {
     let name = "bridge"
-    static let windowCapacity = 1_000
+    static let windowCapacity = BrokerSettings.sendMaximum
     static let statusInterval: Duration = .seconds(60)
     static let askStatus = ClientCommand(id: "sealtrust-mqtt-status", action: .status)
     static let saveInterval: Duration = .seconds(1)
@@ -31,6 +31,9 @@ final class Bridge: BrokerObserver, Service, Sendable {
     private let window: PublishWindow
     private let feed: StationFeed
     private let replayer: Replayer
+    private let chipScans = Mutex(ChipScanHold())
+    /// The held scan's deadline that `tick` last woke `follow` for.
+    private let wokenFor = Mutex<Int64?>(nil)
     private let status = Mutex(BridgeStatus())
     private let link = Mutex<BrokerLink?>(nil)
     /// The link, once the daemon's `hello` named the station (its client id and topics): `run` runs it.
@@ -60,7 +63,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
             group.addTask { await self.follow() }
             group.addTask { await self.tick() }
             group.addTask {
-                await self.replayer.run(Replayer.Outlet(publishEvent: { await self.republish($0) }, publishAnswer: { await self.answer($0) }))
+                await self.replayer.run(Replayer.Outlet(publishEvent: { await self.republish($0, type: $1) }, publishAnswer: { await self.answer($0) }))
             }
             group.addTask {
                 for await link in self.linkStarts {
@@ -79,6 +82,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
 
     private func follow() async {
         for await update in feed {
+            let now = Self.wallClock()
             switch update {
             case .connected(let hello, let since):
                 startLink(station: hello.station)
@@ -94,14 +98,17 @@ final class Bridge: BrokerObserver, Service, Sendable {
             case .event(let event):
                 guard let seq = event.seq else { continue }
                 status.withLock { $0.newestSeq = max($0.newestSeq, seq) }
-                if await !publish(event, seq: seq) { return }
+                if await !publish(chipScans.withLock { $0.take(line: event.line, json: event.json, seq: seq, now: now) }) { return }
+                continue
             case .caughtUp:
                 break
             case .lost(let range):
                 bridgeLog.error("events \(range.lowerBound) to \(range.upperBound) were removed by the daemon's journal retention before they were published: they are lost to the broker")
-                window.skip(through: range.upperBound)
+                if await !publish(chipScans.withLock { $0.take(lost: range, now: now) }) { return }
+                continue
             case .journalBehind(let asked, let newest):
                 bridgeLog.error("the daemon's journal ends at seq \(newest), below the acknowledged seq \(asked): it was replaced; publishing it from seq 1")
+                chipScans.withLock { $0.reset() }
                 window.rebase(to: 0)
             case .answer(let message):
                 guard message.type == .status, case .object(let members) = message.json else { continue }
@@ -116,37 +123,81 @@ final class Bridge: BrokerObserver, Service, Sendable {
                 tellSystemd()
                 bridgeLog.warning("daemon at \(options.socketPath): \(text)")
             }
+            // A held scan whose verdict can be waited for no longer (`tick` wakes this loop for it).
+            if await !publish(chipScans.withLock { $0.release(now: now) }) { return }
         }
     }
 
-    /// Publishes one event once the window lets it; false when stopping.
-    private func publish(_ event: StationMessage, seq: UInt64) async -> Bool {
+    /// Publishes what the hold released, in order; false when stopping. After a resend the rest is dropped: the
+    /// feed, followed again from the acknowledged seq, brings it again.
+    private func publish(_ releases: [ChipScanHold.Release]) async -> Bool {
+        for release in releases {
+            let published: Publishing
+            switch release {
+            case .event(let seq, let type, let line):
+                published = await publish(line, type: type, seq: seq)
+            case .lost(let range):
+                window.skip(through: range.upperBound)
+                published = .done
+            }
+            switch published {
+            case .done: continue
+            case .stopped: return false
+            case .restarted:
+                chipScans.withLock { $0.reset() }
+                return true
+            }
+        }
+        return true
+    }
+
+    private enum Publishing {
+        case done
+        /// The feed follows the daemon again from the acknowledged seq.
+        case restarted
+        case stopped
+    }
+
+    /// Publishes one event once the window lets it.
+    private func publish(_ line: String, type: MessageType, seq: UInt64) async -> Publishing {
         while true {
             switch await window.admit(seq: seq) {
             case .stopped:
-                return false
+                return .stopped
             case .resend(let from):
                 resend(from: from)
-                return true
+                return .restarted
             case .stale:
-                return true
+                return .done
             case .publish:
-                guard let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }) else { return true }
-                switch link.publish(topic: topics.event(event.type), payload: event.line, retain: false) {
-                case .queued(let mid, let session):
-                    if !window.record(seq: seq, mid: mid, session: session), let from = window.takeResend() { resend(from: from) }
-                    return true
+                guard let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }) else { return .done }
+                var recorded = false
+                switch link.publish(topic: topics.event(type), payload: line, retain: false,
+                                    register: { mid, session in recorded = window.record(seq: seq, mid: mid, session: session) }) {
+                case .queued:
+                    if !recorded, let from = window.takeResend() {
+                        resend(from: from)
+                        return .restarted
+                    }
+                    return .done
                 case .notConnected:
                     // The session died a moment ago and the link has not told the window yet: it will at once.
-                    do { try await Task.sleep(for: .milliseconds(10)) } catch { return false }
+                    do { try await Task.sleep(for: .milliseconds(10)) } catch { return .stopped }
                     continue
                 case .refused(let error):
-                    bridgeLog.error("cannot publish event seq \(seq) (\(event.type.name.printable)): \(error); it is skipped")
+                    bridgeLog.error("cannot publish event seq \(seq) (\(type.name.printable)): \(error); it is skipped")
                     window.skip(through: seq)
-                    return true
+                    return .done
                 }
             }
         }
+    }
+
+    /// Seconds since the epoch: what an event's `at` is compared with.
+    static func wallClock() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec)
     }
 
     /// Follows the daemon again from `from`: what the broker did not acknowledge is read and published again.
@@ -188,6 +239,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
                 if save() { lastSaved = acknowledged }
             }
             tellSystemd()
+            wakeForHeldScan()
             sinceStatus += Self.saveInterval
             if sinceStatus >= Self.statusInterval {
                 sinceStatus = .zero
@@ -199,6 +251,17 @@ final class Bridge: BrokerObserver, Service, Sendable {
                 publishStatus()
             }
         }
+    }
+
+    /// A held scan past its deadline is released by `follow`, which waits for the daemon: the daemon's answer to a
+    /// status request wakes it, once per deadline.
+    private func wakeForHeldScan() {
+        guard let deadline = chipScans.withLock({ $0.deadline }), Self.wallClock() >= deadline else { return }
+        let first = wokenFor.withLock { woken in
+            defer { woken = deadline }
+            return woken != deadline
+        }
+        if first { try? feed.send(Self.askStatus) }
     }
 
     /// STATUS= for systemd, sent when it changed: at each change of state and each second for the lag.
@@ -231,9 +294,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
         guard let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }) else { return }
         let replays = replayer.progress
         let payload = status.withLock { $0.payload(acknowledged: window.acknowledgedSeq, replays: replays) }
-        if case .queued(let mid, let session) = link.publish(topic: topics.status, payload: payload, retain: true) {
-            window.recordOther(mid: mid, session: session)
-        }
+        _ = link.publish(topic: topics.status, payload: payload, retain: true, register: window.recordOther)
     }
 
     private static func seconds(_ duration: Duration) -> String {
@@ -243,7 +304,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
 
     // MARK: BrokerObserver (the link's thread)
 
-    func brokerConnected(session: Int, protocolVersion: Int32) {
+    func brokerConnected(session: Int, protocolVersion: Int32, receiveMaximum: Int) {
         let version = protocolVersion == Int32(MQTT_PROTOCOL_V5) ? "MQTT 5" : "MQTT 3.1.1"
         status.withLock {
             $0.broker = "\(options.url!) connected (\(version))"
@@ -251,7 +312,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
         }
         tellSystemd()
         bridgeLog.notice("connected to \(options.url!) (\(version))")
-        window.sessionStarted(session)
+        window.sessionStarted(session, receiveMaximum: receiveMaximum)
         // At once, not when the daemon's next event comes: after a burst, none may come for hours.
         if let from = window.takeResend() { resend(from: from) }
         publishStatus()
@@ -279,28 +340,29 @@ final class Bridge: BrokerObserver, Service, Sendable {
         guard let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }), topic == topics.replay else { return }
         if let refusal = replayer.submit(payload: payload) {
             bridgeLog.warning("a replay request was refused: \(refusal.refusal ?? "")")
-            _ = link.publish(topic: topics.replayAnswer, payload: refusal.payload, retain: false)
+            _ = link.publish(topic: topics.replayAnswer, payload: refusal.payload, retain: false, register: window.recordOther)
         }
     }
 
     // MARK: Replays (the replayer's task)
 
     /// An event again, on its usual topic with its usual bytes; its PUBACK moves nothing (the live events own the acked seq).
-    private func republish(_ event: StationMessage) async -> Bool {
-        await publishWhenConnected { link, topics in link.publish(topic: topics.event(event.type), payload: event.line, retain: false) }
+    private func republish(_ line: String, type: MessageType) async -> Bool {
+        await publishWhenConnected { topics in (topics.event(type), line) }
     }
 
     private func answer(_ answer: ReplayAnswer) async -> Bool {
         tellSystemd()
-        return await publishWhenConnected { link, topics in link.publish(topic: topics.replayAnswer, payload: answer.payload, retain: false) }
+        return await publishWhenConnected { topics in (topics.replayAnswer, answer.payload) }
     }
 
-    private func publishWhenConnected(_ send: (BrokerLink, Topics) -> BrokerLink.Publication) async -> Bool {
-        while !Task.isCancelled {
+    /// A replayed event or an answer, once the window has room for it (it takes room as the events do).
+    private func publishWhenConnected(_ message: (Topics) -> (topic: String, payload: String)) async -> Bool {
+        while await window.admitOther() {
             if let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }) {
-                switch send(link, topics) {
-                case .queued(let mid, let session):
-                    window.recordOther(mid: mid, session: session)
+                let (topic, payload) = message(topics)
+                switch link.publish(topic: topic, payload: payload, retain: false, register: window.recordOther) {
+                case .queued:
                     return true
                 case .refused(let error):
                     bridgeLog.error("cannot publish a replayed message: \(error)")

@@ -49,19 +49,27 @@ final class BrokerLink: Sendable {
         case refused(MosquittoError)
     }
 
-    /// Queues a QoS 1 message on the accepted session.
-    func publish(topic: String, payload: String, retain: Bool) -> Publication {
+    /// Queues a QoS 1 message on the accepted session. `register` runs with its mid before its PUBACK can be taken
+    /// (the PUBACK waits for this call to end), so the caller's record of it is never behind the broker's answer.
+    func publish(topic: String, payload: String, retain: Bool,
+                 register: (_ mid: Int32, _ session: Int) -> Void = { _, _ in }) -> Publication {
         let bytes = Array(payload.utf8)
         return live.withLock { live -> Publication in
             guard live.ready, let handle = live.handle else { return .notConnected }
             do throws(MosquittoError) {
                 let mid = try handle.publish(topic: topic, payload: bytes, qos: 1, retain: retain)
+                register(mid, live.session)
                 return .queued(mid: mid, session: live.session)
             } catch {
                 let lostConnection = [MOSQ_ERR_NO_CONN, MOSQ_ERR_CONN_LOST].map { Int32($0.rawValue) }.contains(error.code)
                 return lostConnection ? .notConnected : .refused(error)
             }
         }
+    }
+
+    /// Runs `body` (a PUBACK's handling, on the link's thread) once no `publish` is between libmosquitto and its `register`.
+    fileprivate func afterPublishing(_ body: () -> Void) {
+        live.withLock { _ in body() }
     }
 
     private var isStopping: Bool { stopping.load(ordering: .relaxed) }
@@ -107,6 +115,7 @@ final class BrokerLink: Sendable {
         context.install(on: handle, link: self)
         do {
             try handle.setProtocol(version: version)
+            try handle.setSendMaximum(BrokerSettings.sendMaximum)
             try handle.setNoDelay()
             if let credentials = settings.credentials { try handle.setCredentials(user: credentials.user, password: credentials.password) }
             if settings.address.usesTLS {
@@ -179,9 +188,9 @@ final class BrokerLink: Sendable {
     }
 
     /// Called by the session's callbacks on this thread.
-    fileprivate func accepted(session: Int, version: Int32) {
+    fileprivate func accepted(session: Int, version: Int32, receiveMaximum: Int) {
         live.withLock { if $0.session == session { $0.ready = true } }
-        observer.brokerConnected(session: session, protocolVersion: version)
+        observer.brokerConnected(session: session, protocolVersion: version, receiveMaximum: receiveMaximum)
     }
 }
 
@@ -230,7 +239,7 @@ private final class SessionContext: Sendable {
 
     func install(on handle: MosquittoHandle, link: BrokerLink) {
         state.withLock { $0.link = link }
-        mosquitto_connect_v5_callback_set(handle.pointer) { mosq, context, code, _, _ in
+        mosquitto_connect_v5_callback_set(handle.pointer) { mosq, context, code, _, properties in
             guard let context = SessionContext.from(context) else { return }
             guard code == 0 else {
                 context.state.withLock { $0.refusal = code }
@@ -240,19 +249,25 @@ private final class SessionContext: Sendable {
                 state.accepted = true
                 return state.link
             }
-            link?.accepted(session: context.session, version: context.protocolVersion)
+            // MQTT 5's receive maximum (absent: no limit but libmosquitto's, which the link set).
+            var receiveMaximum: UInt16 = 0
+            let limited = properties != nil
+                && mosquitto_property_read_int16(properties, Int32(MQTT_PROP_RECEIVE_MAXIMUM.rawValue), &receiveMaximum, false) != nil
+            let room = limited && receiveMaximum > 0 ? Int(receiveMaximum) : BrokerSettings.sendMaximum
+            link?.accepted(session: context.session, version: context.protocolVersion, receiveMaximum: room)
             if let link, let mosq {
                 for pattern in link.settings.subscriptions { mosquitto_subscribe(mosq, nil, pattern, 1) }
             }
         }
         mosquitto_publish_v5_callback_set(handle.pointer) { _, context, mid, reason, _ in
             guard let context = SessionContext.from(context) else { return }
-            let isFinal = context.state.withLock { state -> Bool in
-                guard state.finalMid == mid else { return false }
+            let (isFinal, link) = context.state.withLock { state -> (Bool, BrokerLink?) in
+                guard state.finalMid == mid else { return (false, state.link) }
                 state.finalAcknowledged = true
-                return true
+                return (true, state.link)
             }
-            if !isFinal { context.observer.brokerAcknowledged(mid: mid, session: context.session, reasonCode: reason) }
+            guard !isFinal else { return }
+            link?.afterPublishing { context.observer.brokerAcknowledged(mid: mid, session: context.session, reasonCode: reason) }
         }
         mosquitto_message_v5_callback_set(handle.pointer) { _, context, message, _ in
             guard let context = SessionContext.from(context), let message = message?.pointee, let topic = message.topic else { return }

@@ -16,13 +16,17 @@ struct BrokerSettings: Sendable {
     let connackTimeout: Duration = .seconds(10)
 
     static let offlinePayload = #"{"state":"offline"}"#
+    /// What libmosquitto may send before PUBACKs (its own default is 20): the bridge's window, so that nothing the
+    /// bridge hands over waits unsent in libmosquitto's queue. A broker's lower receive maximum wins.
+    static let sendMaximum = 1_000
 }
 
 /// What the broker link reports, on its own thread.
 protocol BrokerObserver: Sendable {
-    /// The broker accepted session `session`: publishing may begin.
-    func brokerConnected(session: Int, protocolVersion: Int32)
-    /// The PUBACK of `mid` (reason code 0 unless an MQTT 5 broker refused the message).
+    /// The broker accepted session `session`, taking up to `receiveMaximum` messages in flight: publishing may begin.
+    func brokerConnected(session: Int, protocolVersion: Int32, receiveMaximum: Int)
+    /// The PUBACK of `mid` (reason code 0 unless an MQTT 5 broker refused the message), only once the `register` of
+    /// its publish has run.
     func brokerAcknowledged(mid: Int32, session: Int, reasonCode: Int32)
     /// The connection failed or ended; the next attempt follows after `retryIn`.
     func brokerUnavailable(reason: String, retryIn: Duration)

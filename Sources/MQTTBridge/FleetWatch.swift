@@ -174,7 +174,7 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
         }
     }
 
-    func brokerConnected(session: Int, protocolVersion: Int32) {
+    func brokerConnected(session: Int, protocolVersion: Int32, receiveMaximum: Int) {
         bridgeLog.notice("watching \(Topics.watched(prefix: prefix).joined(separator: ", "))")
     }
 

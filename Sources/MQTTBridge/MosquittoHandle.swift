@@ -45,6 +45,10 @@ final class MosquittoHandle: @unchecked Sendable {
         try check(mosquitto_int_option(pointer, MOSQ_OPT_PROTOCOL_VERSION, version))
     }
 
+    func setSendMaximum(_ count: Int) throws(MosquittoError) {
+        try check(mosquitto_int_option(pointer, MOSQ_OPT_SEND_MAXIMUM, Int32(count)))
+    }
+
     func setNoDelay() throws(MosquittoError) {
         try check(mosquitto_int_option(pointer, MOSQ_OPT_TCP_NODELAY, 1))
     }

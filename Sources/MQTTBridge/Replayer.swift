@@ -1,4 +1,5 @@
 import StationClient
+import StationWire
 import Synchronization
 
 /// Answers consumers' replay requests from the daemon's journal, one request at a time, at most `eventsPerSecond`
@@ -20,7 +21,8 @@ final class Replayer: Sendable {
 
     /// How the replayer reaches the broker: an event or an answer, each waiting for a connected session; false when stopping.
     struct Outlet: Sendable {
-        let publishEvent: @Sendable (StationMessage) async -> Bool
+        /// An event's line on its type's topic.
+        let publishEvent: @Sendable (_ line: String, _ type: MessageType) async -> Bool
         let publishAnswer: @Sendable (ReplayAnswer) async -> Bool
     }
 
@@ -77,25 +79,17 @@ final class Replayer: Sendable {
         let started = ContinuousClock.now
         var failures = 0
         var reached = request.first - 1
+        // The same hold as the live events': a chip's scan goes again exactly as it first went, and never ahead of
+        // its verdict (a range may end between the two: the hold reads on until the verdict comes or the journal ends).
+        var chipScans = ChipScanHold()
         reading: for await update in feed {
+            let releases: [ChipScanHold.Release]
             switch update {
             case .event(let event):
                 guard let seq = event.seq else { continue }
-                if let last = request.last, seq > last { break reading }
-                guard await outlet.publishEvent(event) else { break reading }
-                reached = seq
-                answer.sent += 1
-                state.withLock { $0.republished += 1 }
-                // Paced: the n-th event goes no sooner than n / eventsPerSecond after the start.
-                let due = started + .seconds(Double(answer.sent) / Double(Self.eventsPerSecond))
-                if due > ContinuousClock.now { try? await Task.sleep(until: due) }
+                releases = chipScans.take(line: event.line, json: event.json, seq: seq, now: Bridge.wallClock())
             case .lost(let range):
-                let end = request.last.map { min($0, range.upperBound) } ?? range.upperBound
-                if range.lowerBound <= end {
-                    answer.gone = (answer.gone?.lowerBound ?? range.lowerBound)...end
-                    reached = end
-                }
-                if let last = request.last, range.upperBound >= last { break reading }
+                releases = chipScans.take(lost: range, now: Bridge.wallClock())
             case .caughtUp, .journalBehind:
                 break reading
             case .disconnected(let error, _):
@@ -104,8 +98,29 @@ final class Replayer: Sendable {
                     answer.refusal = "the daemon cannot be reached (\(error.description.printable)); ask again later"
                     break reading
                 }
+                continue
             case .connected, .answer:
                 continue
+            }
+            for release in releases {
+                switch release {
+                case .event(let seq, let type, let line):
+                    if let last = request.last, seq > last { break reading }
+                    guard await outlet.publishEvent(line, type) else { break reading }
+                    reached = seq
+                    answer.sent += 1
+                    state.withLock { $0.republished += 1 }
+                    // Paced: the n-th event goes no sooner than n / eventsPerSecond after the start.
+                    let due = started + .seconds(Double(answer.sent) / Double(Self.eventsPerSecond))
+                    if due > ContinuousClock.now { try? await Task.sleep(until: due) }
+                case .lost(let range):
+                    let end = request.last.map { min($0, range.upperBound) } ?? range.upperBound
+                    if range.lowerBound <= end {
+                        answer.gone = (answer.gone?.lowerBound ?? range.lowerBound)...end
+                        reached = end
+                    }
+                    if let last = request.last, range.upperBound >= last { break reading }
+                }
             }
         }
         if request.last == nil { answer.last = max(reached, request.first - 1) }

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import TestSupport
 
-/// The built `sealtrust-scand` with no reader, no camera and no API: `verify` of a foreign code
+/// The built `sealtrust-scand` with no reader, no camera and, unless given one, no API: `verify` of a foreign code
 /// makes a `scan` and a `verdict` without any network call, so tests make events as fast as it journals.
 public final class StationDaemon: Sendable {
     public let daemon: ScanDaemon
@@ -10,10 +10,11 @@ public final class StationDaemon: Sendable {
     /// Made by this instance, so removed with it (its journal may hold 100,000 events in /dev/shm).
     private let ownsDirectory: Bool
 
-    public init(station: String = "dock-7", directory: String? = nil, extra: [String] = []) throws {
+    /// `api`: the sandbox that answers chip URLs.
+    public init(station: String = "dock-7", directory: String? = nil, api: SandboxAPI? = nil, extra: [String] = []) throws {
         ownsDirectory = directory == nil
         self.station = station
-        daemon = try ScanDaemon(api: nil, station: station, logLevel: "warning", extra: extra,
+        daemon = try ScanDaemon(api: api, station: station, logLevel: "warning", extra: extra,
                                 directory: directory ?? makeScratchDirectory("station", in: memoryBackedFolder))
         try daemon.waitUntilListening()
     }

@@ -29,6 +29,8 @@ public final class StatusRecorder: Sendable {
     }
 
     public var last: String { state.statuses.withLock { $0.last ?? "" } }
+    /// Every STATUS= so far, in order.
+    public var all: [String] { state.statuses.withLock { $0 } }
 
     /// How many STATUS= so far contained `text`.
     public func count(containing text: String) -> Int {

@@ -44,6 +44,43 @@ struct OutageTests {
         bridge.stop()
     }
 
+    /// Issue 40: ten stations through a broker stopped mid-burst and started again, and a plain persistent QoS 1
+    /// subscriber (what a back office runs: no gap repair) has every event of every station.
+    @Test func tenStationsThroughABrokerRestartMidBurstLoseNothingAtAPlainPersistentSubscriber() async throws {
+        let broker = try MosquittoBroker()
+        let stations = try (0..<10).map { try StationDaemon(station: "s\($0)") }
+        let subscriber = try Subscriber(broker: broker, topic: "sealtrust/+/event/#")
+        let statuses = try stations.map { _ in try StatusRecorder() }
+        let bridges = try zip(stations, statuses).map { daemon, status in
+            try BridgeProcess(daemon: daemon, broker: broker, stateDirectory: try makeScratchDirectory("bridge-state"), notify: status.listener)
+        }
+        let burst = Task.detached {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for daemon in stations { group.addTask { try daemon.scanForeignCodes(150, tag: "fleet") } }
+                try await group.waitForAll()
+            }
+        }
+        try waitUntil("the burst did not reach the subscriber", timeout: .seconds(60)) {
+            subscriber.readNew()
+            return subscriber.messages.count >= 100
+        }
+        broker.stop()
+        for status in statuses { try status.waitFor("degraded: broker", timeout: .seconds(20)) }
+        try broker.start()
+        try await burst.value
+        func seqs(_ station: String) -> Set<UInt64> {
+            Set(subscriber.messages.filter { $0.topic.hasPrefix("sealtrust/\(station)/event/") }.compactMap(\.seq))
+        }
+        try waitUntil("a station's events are missing at the subscriber", timeout: .seconds(60)) {
+            subscriber.readNew()
+            return stations.allSatisfy { seqs($0.station).count >= 300 }
+        }
+        for daemon in stations {
+            #expect(seqs(daemon.station) == Set(1...300), "station \(daemon.station)")
+        }
+        for bridge in bridges { bridge.stop() }
+    }
+
     /// The kill comes at a point the test holds: a proxy in front of the broker stops acknowledging after seq 3,000,
     /// so the drain stops there and the bridge saves 3,000, however fast the machine (the drain of 10,000 events once
     /// ended before a kill that waited for it).

@@ -47,14 +47,14 @@ def rss_kib(pid, field="VmRSS"):
 
 
 class Broker:
-    def __init__(self, directory, port, started):
+    def __init__(self, directory, port, started, debug=False):
         self.directory, self.port, self.started = directory, port, started
         self.conf = os.path.join(directory, "mosquitto.conf")
         user = os.environ.get("USER") or "root"
         with open(self.conf, "w") as f:
             f.write(f"user {user}\nallow_anonymous true\npersistence true\npersistence_location {directory}/\n"
                     f"max_queued_messages 0\nlog_dest file {directory}/mosquitto.log\nlog_type error\nlog_type warning\n"
-                    f"log_type notice\nlistener {port} 127.0.0.1\n")
+                    f"log_type notice\n{'log_type all' + chr(10) if debug else ''}autosave_interval 1\nlistener {port} 127.0.0.1\n")
         self.process = None
 
     def start(self):
@@ -258,7 +258,7 @@ def run(args, scenario):
 
 def measure(args, scenario, started, root):
     print(f"bench-fleet: {scenario}, {args.stations} stations, in {root}", file=sys.stderr, flush=True)
-    broker = Broker(root, free_port(), started)
+    broker = Broker(root, free_port(), started, args.broker_debug)
     broker.start()
     tap = Tap(broker.port, root + "/tap.log") if args.tap else None
     bridge_port = tap.port if tap else broker.port
@@ -267,7 +267,7 @@ def measure(args, scenario, started, root):
     raw = Subscriber(broker.port, root + "/raw.out", ["fleet/+/event/#", "fleet/+/status", "ref/+/event"], "fleet-raw")
     started.append(raw.process)
     watch = None
-    if not tap:
+    if not tap and not args.no_repair:
         watch_log = open(root + "/watch.log", "w")
         watch = subprocess.Popen([f"{BIN}/sealtrust-mqtt", "watch", "--url", f"mqtt://127.0.0.1:{broker.port}", "--topic-prefix", "fleet",
                                   "--output", root + "/out"], stdout=subprocess.DEVNULL, stderr=watch_log)
@@ -404,6 +404,8 @@ def main():
     parser.add_argument("--scenarios", default="restart,pause")
     parser.add_argument("--repair-timeout", type=float, default=120)
     parser.add_argument("--tap", action="store_true", help="record PUBLISH/PUBACK through a proxy, no repair")
+    parser.add_argument("--no-repair", action="store_true", help="no watch: the persistent subscriber's view of the bridges alone")
+    parser.add_argument("--broker-debug", action="store_true", help="mosquitto logs every packet (log_type all) in mosquitto.log")
     parser.add_argument("--keep", action="store_true", help="keep each scenario's folder (logs, journals, the watch's files)")
     args = parser.parse_args()
     import resource
