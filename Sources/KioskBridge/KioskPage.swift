@@ -5,13 +5,28 @@
 public enum KioskPage {
     /// `words`: the page's own words in `language`.
     public static func document(language: KioskLanguage, words: KioskWords, holdSeconds: Int, theme: KioskTheme = .standard) -> String {
-        template
-            .replacing("{{COLOURS}}", with: theme.styleRule)
-            .replacing("{{LANG}}", with: htmlEscaped(language.rawValue))
-            .replacing("{{HOLD}}", with: htmlEscaped(String(holdSeconds)))
-            .replacing("{{IDLE}}", with: htmlEscaped(words.idle))
-            .replacing("{{TITLE}}", with: htmlEscaped(words.title))
-            .replacing("{{WORDS}}", with: words.scriptValue)
+        filled(template, with: [
+            "COLOURS": theme.styleRule, "LANG": htmlEscaped(language.rawValue), "HOLD": htmlEscaped(String(holdSeconds)),
+            "IDLE": htmlEscaped(words.idle), "TITLE": htmlEscaped(words.title), "WORDS": words.scriptValue,
+        ])
+    }
+
+    /// `{{NAME}}` replaced by its value in one pass over the template: a value is never searched again, so a brand's
+    /// sentence that holds `{{WORDS}}` stays those letters.
+    static func filled(_ template: String, with values: [String: String]) -> String {
+        var result = ""
+        var rest = template[...]
+        while let open = rest.firstRange(of: "{{") {
+            result += rest[..<open.lowerBound]
+            guard let close = rest[open.upperBound...].firstRange(of: "}}"), let value = values[String(rest[open.upperBound..<close.lowerBound])] else {
+                result += "{{"
+                rest = rest[open.upperBound...]
+                continue
+            }
+            result += value
+            rest = rest[close.upperBound...]
+        }
+        return result + rest
     }
 
     /// Text made safe for an HTML element or a quoted attribute.

@@ -1,3 +1,4 @@
+import JSONCore
 import StationWire
 
 /// The bridge's answers (outputs.md): the page, the event stream, metrics and health; limits first.
@@ -48,8 +49,10 @@ public struct KioskRoutes: Sendable {
         case "/metrics":
             return .document(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(station.metrics().utf8))
         case "/passport", "/certificate.svg":
+            // Every answer of these routes is a JSON object, their errors too (sealtrust-kiosk(8)).
             guard let scanID = request.scanID, Self.isScanID(scanID) else {
-                return Self.plain(400, "scan_id: 1 to 128 letters, digits, '-', '.', '_' or '~'\n")
+                let error = JSON.object([("error", "bad_scan_id"), ("detail", "scan_id: 1 to 128 letters, digits, '-', '.', '_' or '~'")])
+                return .document(status: 400, contentType: "application/json", body: Array((error.encoded() + "\n").utf8))
             }
             return desk.answer(scanID: scanID, render: request.path == "/passport" ? ProductDocuments.passport : ProductDocuments.certificateCode)
         case "/healthz":

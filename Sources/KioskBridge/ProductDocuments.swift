@@ -26,11 +26,11 @@ enum ProductDocuments {
         case .success(.passport(let answer)):
             guard !raisesTheft(answer), let url = answer["certificate"]?["pdf_url"]?.stringValue,
                   let svg = CertificateCode.svg(encoding: url) else {
-                return text(404, "no certificate for this scan\n")
+                return json(404, .object([("error", "not_available"), ("detail", "no certificate to keep for this scan")]))
             }
             return DeferredAnswer.Document(status: 200, contentType: "image/svg+xml", body: Array(svg.utf8))
         case .success(.none):
-            return text(404, "no product for this scan\n")
+            return json(404, .object([("error", "not_available"), ("detail", "the daemon has no product for this scan")]))
         case .failure(let unanswered):
             return failure(unanswered)
         }
@@ -52,9 +52,5 @@ enum ProductDocuments {
 
     private static func json(_ status: Int, _ value: JSON) -> DeferredAnswer.Document {
         DeferredAnswer.Document(status: status, contentType: "application/json", body: Array((value.encoded() + "\n").utf8))
-    }
-
-    private static func text(_ status: Int, _ text: String) -> DeferredAnswer.Document {
-        DeferredAnswer.Document(status: status, contentType: "text/plain; charset=utf-8", body: Array(text.utf8))
     }
 }

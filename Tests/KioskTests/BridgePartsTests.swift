@@ -182,6 +182,18 @@ struct BridgePartsTests {
         #expect(try KioskTheme.read(path).colours[.identified] == "#442266")
     }
 
+    /// The page's template is filled in one pass: a sentence that holds a placeholder's name keeps those letters, and
+    /// nothing of one value is searched again for another.
+    @Test func aSentenceThatNamesAPlaceholderStaysText() {
+        var words = KioskWords.english
+        words.idle = "Tap here {{WORDS}} {{TITLE}}"
+        words.title = "Station {{IDLE}}"
+        let page = KioskPage.document(language: .en, words: words, holdSeconds: 8)
+        #expect(page.contains("<title>Station {{IDLE}}</title>") && page.contains("Tap here {{WORDS}} {{TITLE}}"))
+        #expect(page.components(separatedBy: "const words = ").count == 2, "the words JSON once, where the script wants it")
+        #expect(KioskPage.filled("a {{X}} {{Y}} {{ b", with: ["X": "{{Y}}", "Y": "y"]) == "a {{Y}} y {{ b")
+    }
+
     @Test func thePageCarriesNothingFromElsewhere() {
         let page = KioskPage.document(language: .fr, words: .french, holdSeconds: 5)
         #expect(page.contains("<html lang=\"fr\" data-hold=\"5\">"))

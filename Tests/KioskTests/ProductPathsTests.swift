@@ -20,7 +20,9 @@ struct ProductPathsTests {
 
         for path in ["/passport", "/passport?scan_id=", "/passport?scan_id=" + String(repeating: "a", count: 129),
                      "/certificate.svg?scan_id=a%2Fb", "/passport?scan_id=%C3%A9"] {
-            #expect(try httpGet(port: port, path: path).status == 400, "\(path)")
+            let refused = try httpGet(port: port, path: path)
+            #expect(refused.status == 400 && refused.headers["content-type"] == "application/json", "\(path): \(refused)")
+            #expect((try? JSON.parse(refused.body))?["error"] == "bad_scan_id", "an error is a JSON object: \(refused.body)")
         }
         let unknown = try httpGet(port: port, path: "/passport?scan_id=" + String(repeating: "a", count: 128))
         #expect(unknown.status == 404 && unknown.headers["content-type"] == "application/json", "\(unknown)")
