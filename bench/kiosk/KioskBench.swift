@@ -157,7 +157,7 @@ func measurePanels(page: BrowserPage, client: StationConnection, atSocket: borro
     try await page.evaluate("window.panelAt = {}; document.addEventListener('kiosk:passport', (e) => { window.panelAt[e.detail.scanID] = e.detail.at; }); true")
     var panels: [Double] = []
     var reads: [Double] = []
-    for serial in ["SN-00042", "SN-00043", "SN-00044", "SN-00045", "SN-00046", "SN-00047", "SN-00048", "SN-00049", "SN-00091", "SN-00092"] {
+    for serial in ["SN-00042", "SN-00043", "SN-00044", "SN-00045", "SN-00046", "SN-00047", "SN-00061", "SN-00049", "SN-00091", "SN-00092"] {
         let (_, verdict) = try await verify("https://sealtrust.io/p/\(serial)", on: client, id: "panel-\(serial)")
         guard let scanID = verdict["scan_id"]?.stringValue, let seq = verdict["seq"]?.integerValue else {
             throw BenchFailure(description: "a verdict without scan_id or seq")
