@@ -8,8 +8,9 @@ import StationWire
 /// `queueCapacity` lines wait for the reader of `next()`, after which the thread stops
 /// reading and the daemon's own bound (its client queue) takes over.
 public final class StationConnection: Sendable {
-    /// The longest line accepted from the daemon (its events carry a raw scan of up to 64 KiB).
-    public static let maximumLineBytes = 1 << 20
+    /// The longest line accepted from the daemon, the longest it writes (its events carry a raw scan of up to 64 KiB;
+    /// a product's answer is bounded to fit).
+    public static let maximumLineBytes = ServerLine.longestBytes
     static let queueCapacity = 1_024
 
     public let hello: StationHello

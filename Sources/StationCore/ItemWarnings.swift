@@ -17,7 +17,7 @@ enum ItemWarning: String, Sendable, CaseIterable {
     /// The warnings about `product` from `reads`, most serious first.
     static func of(_ product: ProductContext, reads: PassportReads) -> [ItemWarning] {
         var warnings: [ItemWarning] = []
-        if product.theftReported || theftFlagged(in: reads.passport) || theftOpen(in: reads.history) {
+        if product.theftReported || theftFlagged(in: reads.passport) || reads.historyTheftOpen || theftOpen(in: reads.history) {
             warnings.append(.theftReported)
         }
         if case .success(let certificate)? = reads.certificate, !ScreenTexts.certificateIsValid(status: certificate.status) {
@@ -49,6 +49,10 @@ enum ItemWarning: String, Sendable, CaseIterable {
     /// A `theft_reported` that no later `theft_report_closed` closes (the history is newest first, by instant).
     private static func theftOpen(in history: Result<[HistoryEvent], SealTrustError>?) -> Bool {
         guard case .success(let events)? = history else { return false }
+        return theftOpen(in: events)
+    }
+
+    static func theftOpen(in events: [HistoryEvent]) -> Bool {
         for event in events {
             switch event.kind {
             case "theft_reported": return true

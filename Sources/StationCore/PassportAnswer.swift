@@ -35,6 +35,7 @@ enum PassportAnswer {
             if let brand = passport.brand { fields.append(("brand", .string(brand))) }
             if case .item = product.subject, let gtin = passport.gtin { fields.append(("gtin", .string(gtin))) }
             fields.append(("fields", .object(passport.fields.sorted { $0.key < $1.key })))
+            if reads.fieldsLeftOut > 0 { fields.append(("fields_left_out", .int(Int64(reads.fieldsLeftOut)))) }
         }
         if let proof = reads.proof {
             fields.append(("proof", part(proof, notRecorded: texts.proofNotPublished, texts: texts, proofFields(texts))))
@@ -62,6 +63,7 @@ enum PassportAnswer {
                     return .object(members + [("message", .string(texts.historyText(kind: event.kind)))])
                 })
             }))
+            if reads.historyLeftOut > 0 { fields.append(("history_truncated", .int(Int64(reads.historyLeftOut)))) }
         }
         if case .failure(let failure) = reads.passport {
             fields += failed(failure, notRecorded: texts.passportNotFound, notOpen: texts.passportTierNotOpen,

@@ -2,7 +2,8 @@ import StationWire
 import Synchronization
 
 /// Passport reads that came back whole, kept for `lifetime`: the same question again within it (a kiosk page asks
-/// for the panel, then for its certificate's code) costs no call against the API's limits.
+/// for the panel, then for its certificate's code) costs no call against the API's limits. Bounded by the bytes the
+/// reads keep (`PassportReads.keptBytes`), not only by their number.
 final class PassportCache: Sendable {
     struct Key: Sendable, Hashable {
         let product: ProductSubject
@@ -12,6 +13,7 @@ final class PassportCache: Sendable {
 
     static let lifetime = Duration.seconds(60)
     static let capacity = 256
+    static let byteLimit = 4 << 20
 
     private let kept = Mutex<[Key: (reads: PassportReads, at: ContinuousClock.Instant)]>([:])
 
@@ -26,7 +28,9 @@ final class PassportCache: Sendable {
     func keep(_ reads: PassportReads, for key: Key, at now: ContinuousClock.Instant) {
         kept.withLock { kept in
             kept = kept.filter { now - $0.value.at < Self.lifetime }
-            while kept.count >= Self.capacity, let oldest = kept.min(by: { $0.value.at < $1.value.at }) {
+            var bytes = kept.values.reduce(reads.keptBytes) { $0 + $1.reads.keptBytes }
+            while kept.count >= Self.capacity || bytes > Self.byteLimit, let oldest = kept.min(by: { $0.value.at < $1.value.at }) {
+                bytes -= oldest.value.reads.keptBytes
                 kept[oldest.key] = nil
             }
             kept[key] = (reads, now)

@@ -10,6 +10,11 @@ struct PassportReads: Sendable {
     var history: Result<[HistoryEvent], SealTrustError>?
     /// The identifier the certificate was read by, from which its PDF's address is built (never fetched).
     var certificateIdentifier: String?
+    /// Read from the whole history before it is bounded: a theft report no later recovery closes.
+    var historyTheftOpen = false
+    /// History entries and passport fields that `bounded()` left out.
+    var historyLeftOut = 0
+    var fieldsLeftOut = 0
 
     /// Reads the parts asked of `product` through `api`, one after the other on this thread (a call thread): the
     /// passport first, so that a product the API does not know costs one call, and the other reads use the identifier

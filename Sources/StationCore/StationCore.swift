@@ -253,7 +253,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         }
         let api = api.withLock { $0 }
         readThreads.run { [self] in
-            let reads = PassportReads.read(product.subject, tier: tier, parts: query.parts, from: api)
+            let reads = PassportReads.read(product.subject, tier: tier, parts: query.parts, from: api).bounded()
             if reads.isComplete { passportCache.keep(reads, for: key, at: now()) }
             passportsInFlight.withLock { $0 -= 1 }
             publisher.answer(answer(reads), to: client)
