@@ -18,6 +18,10 @@ public struct HTTPRequest: Sendable {
     public let lastEventID: String?
     /// The query's `scan_id` argument, as it came (not percent-decoded).
     public let scanID: String?
+    /// How many `Host` fields came, and the request line's version: HTTP/1.1 without one, or any request with two, is
+    /// refused, as libmicrohttpd's strict mode would (which of two names the request meant, the head does not say).
+    public var hostFields = 1
+    public var version = "HTTP/1.1"
 }
 
 /// An answer: a whole document, one that comes once the daemon has answered, or a stream of Server-Sent Events
@@ -117,7 +121,8 @@ private func handleRequest(
         hasBody: MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil
             || MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map { String(cString: $0) != "0" } ?? false,
         lastEventID: MHD_lookup_connection_value(connection, .HEADER_KIND, "Last-Event-ID").map { String(cString: $0) },
-        scanID: MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, "scan_id").map { String(cString: $0) }
+        scanID: MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, "scan_id").map { String(cString: $0) },
+        hostFields: hostFields(connection), version: version.map { String(cString: $0) } ?? ""
     )
     switch server.answer(request) {
     case .document(let status, let contentType, let body):
@@ -201,6 +206,18 @@ private func fieldBytes(_ connection: OpaquePointer, kind: MHD_ValueKind) -> Int
         }, pointer)
     }
     return total
+}
+
+/// The `Host` fields of the request's head, names in any case.
+private func hostFields(_ connection: OpaquePointer) -> Int {
+    var count = 0
+    withUnsafeMutablePointer(to: &count) { pointer in
+        _ = MHD_get_connection_values(connection, .HEADER_KIND, { context, _, key, _ in
+            if let key, strcasecmp(key, "Host") == 0 { context!.assumingMemoryBound(to: Int.self).pointee += 1 }
+            return .YES
+        }, pointer)
+    }
+    return count
 }
 
 private func queryBytes(_ connection: OpaquePointer) -> Int {

@@ -32,6 +32,12 @@ public struct KioskRoutes: Sendable {
     public func answer(_ request: HTTPRequest) -> HTTPAnswer {
         if request.requestLineBytes > Self.longestRequestLine { return Self.plain(414, "request line too long\n") }
         if request.headerBytes > Self.longestHeaders { return Self.plain(431, "headers too large\n") }
+        // A browser always sends one Host; two (or none in HTTP/1.1) are a client that a rebinding check must not guess for.
+        guard request.hostFields <= 1 else { return Self.plain(400, "one Host field at most\n") }
+        guard request.hostFields == 1 || request.version != "HTTP/1.1" else { return Self.plain(400, "HTTP/1.1 needs a Host field\n") }
+        // A browser always sends one Host; two (or none in HTTP/1.1) are a client that a rebinding check must not guess for.
+        guard request.hostFields <= 1 else { return Self.plain(400, "one Host field at most\n") }
+        guard request.hostFields == 1 || request.version != "HTTP/1.1" else { return Self.plain(400, "HTTP/1.1 needs a Host field\n") }
         guard hosts.permits(request.host) else { return Self.plain(421, "this bridge does not serve that host name\n") }
         // HEAD is answered as GET; libmicrohttpd leaves the body out.
         guard request.method == "GET" || request.method == "HEAD" else { return Self.plain(405, "only GET and HEAD\n") }

@@ -18,6 +18,11 @@ enum APIContract {
             case .claim: 20
             }
         }
+
+        /// Slots of the window that product reads never take: a printed code's verdict reads the passport bucket too.
+        var keptForVerdicts: Int {
+            self == .passport ? 20 : 0
+        }
     }
 
     enum Authorization: Sendable {
@@ -37,6 +42,7 @@ enum APIContract {
         let body: String?
         let bucket: Bucket
         let authorization: Authorization
+        var purpose = CallPurpose.verdict
 
         /// Only idempotent reads are retried; a POST may have reached the server.
         var isRetriable: Bool { method == "GET" }

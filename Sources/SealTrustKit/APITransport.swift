@@ -79,7 +79,7 @@ final class APITransport: Sendable {
         let bytes = HTTPRequest(method: request.method, target: endpoint.pathPrefix + request.pathAndQuery, headers: headers,
                                 body: Array((request.body ?? "").utf8)).bytes
 
-        try limiter.admit(request.bucket)
+        try limiter.admit(request.bucket, for: request.purpose)
         do throws(SealTrustError) {
             return try sendWithRetry(bytes, request: request)
         } catch {
@@ -93,12 +93,12 @@ final class APITransport: Sendable {
     /// A read gets one more try, after a short back-off, when the first failed in a way that may pass.
     private func sendWithRetry(_ bytes: [UInt8], request: APIContract.Request) throws(SealTrustError) -> JSON {
         do throws(SealTrustError) {
-            return try exchange(bytes, bucket: request.bucket, onlyOnce: !request.isRetriable)
+            return try exchange(bytes, request: request, onlyOnce: !request.isRetriable)
         } catch {
             guard request.isRetriable && Self.isWorthRetrying(error) else { throw error }
             OSThread.pause(for: Self.readRetryBackoff)
-            try limiter.admit(request.bucket)
-            return try exchange(bytes, bucket: request.bucket, onlyOnce: false)
+            try limiter.admit(request.bucket, for: request.purpose)
+            return try exchange(bytes, request: request, onlyOnce: false)
         }
     }
 
@@ -120,7 +120,7 @@ final class APITransport: Sendable {
     }
 
     /// One request on one connection: a fresh one when it must go `onlyOnce`, never written twice.
-    private func exchange(_ request: [UInt8], bucket: APIContract.Bucket, onlyOnce: Bool) throws(SealTrustError) -> JSON {
+    private func exchange(_ bytes: [UInt8], request: APIContract.Request, onlyOnce: Bool) throws(SealTrustError) -> JSON {
         let deadline = ContinuousClock.now + timeout
         let connection: CurlConnection
         do throws(TransportFailure) {
@@ -128,14 +128,14 @@ final class APITransport: Sendable {
         } catch {
             throw .transport(error)
         }
-        let response = try HTTPExchange.perform(request, on: connection, deadline: deadline, timeout: timeout)
+        let response = try HTTPExchange.perform(bytes, on: connection, deadline: deadline, timeout: timeout)
         if response.keepsConnection {
             pool.keep(connection)
         }
-        return try answer(response, bucket: bucket)
+        return try answer(response, request: request)
     }
 
-    private func answer(_ response: HTTPResponse, bucket: APIContract.Bucket) throws(SealTrustError) -> JSON {
+    private func answer(_ response: HTTPResponse, request: APIContract.Request) throws(SealTrustError) -> JSON {
         let body = try? JSON.parse(utf8: response.body)
         switch response.status {
         case 200...299:
@@ -145,7 +145,7 @@ final class APITransport: Sendable {
             return body
         case 429:
             let seconds = Self.retryAfterSeconds(response) ?? APIContract.defaultRetryAfterSeconds
-            limiter.block(bucket, seconds: seconds)
+            limiter.block(request.bucket, seconds: seconds, for: request.purpose)
             throw Self.apiError(status: 429, body: body, retryAfterSeconds: seconds)
         default:
             throw Self.apiError(status: response.status, body: body, retryAfterSeconds: nil)

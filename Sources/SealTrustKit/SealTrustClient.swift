@@ -102,43 +102,47 @@ public final class SealTrustClient: Sendable {
     /// hand-off between threads after the answer. Never retried.
     public func verifyScan(_ proof: ChipProof, latitude: Double? = nil, longitude: Double? = nil,
                            answeredOnThisThread answered: (Result<ScanVerification, any Error>) -> Void) {
-        send(APIContract.verifyScan(url: proof.url, latitude: latitude, longitude: longitude), decoding: APIContract.scanVerification, answered)
+        send(APIContract.verifyScan(url: proof.url, latitude: latitude, longitude: longitude), for: .verdict,
+             decoding: APIContract.scanVerification, answered)
     }
 
-    /// `passport`, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
-    public func passport(identifier: String, tier: AccessTier = .public,
+    /// `passport`, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`; `purpose`: a
+    /// printed code's verdict, or a product read (which leaves the verdicts their share of the bucket).
+    public func passport(identifier: String, tier: AccessTier = .public, for purpose: CallPurpose,
                          answeredOnThisThread answered: (Result<Passport, any Error>) -> Void) {
-        send(APIContract.passport(identifier: identifier, tier: tier), decoding: APIContract.passport, answered)
+        send(APIContract.passport(identifier: identifier, tier: tier), for: purpose, decoding: APIContract.passport, answered)
     }
 
-    /// `referencePassport`, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
-    public func referencePassport(gtin: String, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void) {
-        send(APIContract.referencePassport(gtin: gtin), decoding: APIContract.passport, answered)
+    /// `referencePassport`, on the calling thread, as `passport(identifier:tier:for:answeredOnThisThread:)`.
+    public func referencePassport(gtin: String, for purpose: CallPurpose, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void) {
+        send(APIContract.referencePassport(gtin: gtin), for: purpose, decoding: APIContract.passport, answered)
     }
 
-    /// `passportProof`, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
+    /// `passportProof`, on the calling thread: a product read.
     public func passportProof(identifier: String, answeredOnThisThread answered: (Result<ProofBundle, any Error>) -> Void) {
-        send(APIContract.passportProof(identifier: identifier), decoding: APIContract.proofBundle, answered)
+        send(APIContract.passportProof(identifier: identifier), for: .productRead, decoding: APIContract.proofBundle, answered)
     }
 
-    /// `referencePassportProof`, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
+    /// `referencePassportProof`, on the calling thread: a product read.
     public func referencePassportProof(gtin: String, answeredOnThisThread answered: (Result<ProofBundle, any Error>) -> Void) {
-        send(APIContract.referencePassportProof(gtin: gtin), decoding: APIContract.proofBundle, answered)
+        send(APIContract.referencePassportProof(gtin: gtin), for: .productRead, decoding: APIContract.proofBundle, answered)
     }
 
     /// `certificate`, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
     public func certificate(identifier: String, answeredOnThisThread answered: (Result<Certificate, any Error>) -> Void) {
-        send(APIContract.certificate(identifier: identifier), decoding: APIContract.certificate, answered)
+        send(APIContract.certificate(identifier: identifier), for: .productRead, decoding: APIContract.certificate, answered)
     }
 
     /// `history`, newest first, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
     public func history(identifier: String, answeredOnThisThread answered: (Result<[HistoryEvent], any Error>) -> Void) {
-        send(APIContract.history(identifier: identifier), decoding: { Self.newestFirst(try APIContract.historyEvents($0)) }, answered)
+        send(APIContract.history(identifier: identifier), for: .productRead, decoding: { Self.newestFirst(try APIContract.historyEvents($0)) }, answered)
     }
 
     /// `request` on the calling thread, its answer decoded and handed to `answered` there.
-    private func send<Value>(_ request: APIContract.Request, decoding decode: (JSON) throws -> Value,
+    private func send<Value>(_ request: APIContract.Request, for purpose: CallPurpose, decoding decode: (JSON) throws -> Value,
                              _ answered: (Result<Value, any Error>) -> Void) {
+        var request = request
+        request.purpose = purpose
         transport.send(request) { outcome in
             answered(Result { try decode(outcome.get()) })
         }

@@ -24,7 +24,7 @@ struct PassportReads: Sendable {
         switch product {
         case .item(var identifier):
             if parts.contains(.passport) {
-                api.passport(identifier: identifier, tier: tier) { reads.passport = $0.mapError(SealTrustError.from) }
+                api.passport(identifier: identifier, tier: tier, for: .productRead) { reads.passport = $0.mapError(SealTrustError.from) }
                 if reads.passport?.failure?.httpStatus == 404 { return reads }
                 if let known = try? reads.passport?.get().identifier, !known.isEmpty { identifier = known }
             }
@@ -40,7 +40,7 @@ struct PassportReads: Sendable {
             }
         case .model(let gtin):
             if parts.contains(.passport) {
-                api.referencePassport(gtin: gtin) { reads.passport = $0.mapError(SealTrustError.from) }
+                api.referencePassport(gtin: gtin, for: .productRead) { reads.passport = $0.mapError(SealTrustError.from) }
                 if reads.passport?.failure?.httpStatus == 404 { return reads }
             }
             if parts.contains(.proof) {

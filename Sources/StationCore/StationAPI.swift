@@ -9,8 +9,9 @@ public protocol StationAPI: Sendable {
     /// Sends the chip URL once, exactly as scanned; never retried.
     func verifyScan(_ proof: ChipProof, latitude: Double?, longitude: Double?,
                     answeredOnThisThread answered: (Result<ScanVerification, any Error>) -> Void)
-    func passport(identifier: String, tier: AccessTier, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void)
-    func referencePassport(gtin: String, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void)
+    /// `purpose`: a printed code's verdict, or a product read, which leaves the verdicts their share of the API's limit.
+    func passport(identifier: String, tier: AccessTier, for purpose: CallPurpose, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void)
+    func referencePassport(gtin: String, for purpose: CallPurpose, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void)
     func passportProof(identifier: String, answeredOnThisThread answered: (Result<ProofBundle, any Error>) -> Void)
     func referencePassportProof(gtin: String, answeredOnThisThread answered: (Result<ProofBundle, any Error>) -> Void)
     func certificate(identifier: String, answeredOnThisThread answered: (Result<Certificate, any Error>) -> Void)

@@ -145,11 +145,11 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
                 feed(.answered(scanID: scanID, .verification(outcome)))
             }
         case .printedSerial(let printed):
-            api.passport(identifier: printed.serial, tier: options.tier) { outcome in
+            api.passport(identifier: printed.serial, tier: options.tier, for: .verdict) { outcome in
                 feed(.answered(scanID: scanID, .passport(outcome)))
             }
         case .productReference(let gtin):
-            api.referencePassport(gtin: gtin) { outcome in
+            api.referencePassport(gtin: gtin, for: .verdict) { outcome in
                 feed(.answered(scanID: scanID, .passport(outcome)))
             }
         case .chipWithoutProof, .foreign:

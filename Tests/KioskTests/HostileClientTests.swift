@@ -204,6 +204,12 @@ struct HostileClientTests {
         }
         let plain = try HTTPProbe(port: port)
         #expect(plain.send("GET /metrics HTTP/1.0\r\n\r\n") && plain.readHead()?.status == 200, "HTTP/1.0 without Host")
+        // As libmicrohttpd's strict mode: HTTP/1.1 without Host, and two Host fields in either order, are refused.
+        for head in ["GET /metrics HTTP/1.1\r\n\r\n", "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: attacker.example\r\n\r\n",
+                     "GET /metrics HTTP/1.1\r\nHost: attacker.example\r\nhost: 127.0.0.1\r\n\r\n"] {
+            let probe = try HTTPProbe(port: port)
+            #expect(probe.send(head) && probe.readHead()?.status == 400, "\(head.debugDescription)")
+        }
         // A site elsewhere whose name was pointed at the station (DNS rebinding).
         for host in ["attacker.example", "attacker.example:\(port)", "127.0.0.1.attacker.example", "localhost.", "127.0.0.1:x", "[::1]"] {
             for path in ["/", "/events", "/metrics", "/healthz"] {

@@ -73,11 +73,11 @@ final class StandInAPI: StationAPI {
         }
     }
 
-    func passport(identifier: String, tier: AccessTier, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void) {
+    func passport(identifier: String, tier: AccessTier, for purpose: CallPurpose, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void) {
         answerPassport(reply(to: identifier), answered)
     }
 
-    func referencePassport(gtin: String, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void) {
+    func referencePassport(gtin: String, for purpose: CallPurpose, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void) {
         answerPassport(reply(to: gtin), answered)
     }
 
