@@ -86,9 +86,13 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
             }
             if let refusal = json["error"]?.stringValue { bridgeLog.warning("station \(station.printable): the bridge refused a replay: \(refusal.printable)") }
             update(station) { state in
+                guard let asked = state.asked else { return [] }
                 // Asked again at the next check if the gap is still open: the answer comes after the events it sent.
-                state.asked = state.asked.map { ($0.range, ContinuousClock.now - $0.wait + .seconds(1), $0.wait) }
-                return gone.map { state.sequence.gone($0) } ?? []
+                state.asked = (asked.range, ContinuousClock.now - asked.wait + .seconds(1), asked.wait)
+                // Gone is believed only within what was asked (at most `ReplayRequest.largestRange` seqs): an answer
+                // from anyone else that claims more cannot skip events the watch holds or will receive.
+                guard let gone, gone.overlaps(asked.range) else { return [] }
+                return state.sequence.gone(gone.clamped(to: asked.range))
             }
         case (2, "status", _):
             guard let acknowledged = json?["acked_seq"]?.integerValue, acknowledged > 0 else { return }

@@ -47,12 +47,13 @@ struct StationSequence {
         acknowledged = max(acknowledged, seq)
     }
 
-    /// The bridge answered that retention removed `range`: skips it, and returns what is now in order.
+    /// The bridge answered that retention removed `range`: skips it, and returns what is now in order. Only the events
+    /// waiting in the range are touched, whatever its size (the caller bounds what an answer may claim).
     mutating func gone(_ range: ClosedRange<UInt64>) -> [Delivery] {
-        guard let start = next, range.upperBound >= start else { return [] }
+        guard let start = next, range.upperBound >= start, range.upperBound < UInt64.max else { return [] }
         let skipped = max(start, range.lowerBound)...range.upperBound
         guard skipped.lowerBound == start else { return [] }
-        for seq in skipped where pending[seq] != nil { pending[seq] = nil }
+        pending = pending.filter { !skipped.contains($0.key) }
         next = range.upperBound + 1
         return [.gone(skipped)] + drain()
     }
