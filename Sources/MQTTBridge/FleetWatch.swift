@@ -65,7 +65,7 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
 
     // MARK: The broker's messages (the link's thread)
 
-    func brokerMessage(topic: String, payload: [UInt8]) {
+    func brokerMessage(topic: String, payload: [UInt8], retained: Bool) {
         // <prefix>/<station>/event/<type>, <prefix>/<station>/replay/answer, <prefix>/<station>/status
         let levels = topic.dropFirst(prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false)
         guard levels.count >= 2 else { return }
