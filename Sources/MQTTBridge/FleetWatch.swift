@@ -17,6 +17,9 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
     static let longestWait: Duration = .seconds(60)
     /// How often the gaps are looked at.
     static let gapCheckInterval: Duration = .milliseconds(500)
+    /// What may wait behind gaps, all stations together (any topic level makes a station): past it, the station with
+    /// the most waiting gives up its first gap (written as gone) and writes what arrived.
+    static let waitingBytesLimit = 32 << 20
 
     private struct Station {
         var sequence: StationSequence
@@ -36,7 +39,13 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
     private let settings: BrokerSettings
     private let prefix: String
     private let outputDirectory: String?
-    private let stations = Mutex<[String: Station]>([:])
+    private let stations = Mutex(Stations())
+
+    private struct Stations {
+        var all: [String: Station] = [:]
+        /// The sum of the stations' `waitingBytes`.
+        var waitingBytes = 0
+    }
     private let totals = Mutex(Totals())
     private let link = Mutex<BrokerLink?>(nil)
 
@@ -59,7 +68,7 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
             group.cancelAll()
         }
         let done = totals.withLock { $0 }
-        let repeats = stations.withLock { $0.values.reduce(0) { $0 + $1.sequence.repeats } }
+        let repeats = stations.withLock { $0.all.values.reduce(0) { $0 + $1.sequence.repeats } }
         bridgeLog.notice("\(done.delivered) events in order, \(repeats) repeats dropped, \(done.gone) gone, \(done.requests) replay requests")
     }
 
@@ -105,33 +114,62 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
         }
     }
 
-    /// Runs `change` on the station's state (opening its file first), then prints and writes what is now in order.
+    /// What one station has now in order: printed and written outside the lock.
+    private struct Output {
+        let station: String
+        let deliveries: [StationSequence.Delivery]
+        let formatted: [String]
+        let file: StationFile?
+    }
+
+    /// Runs `change` on the station's state (opening its file first), then prints and writes what is now in order; past
+    /// `waitingBytesLimit` waiting in all, the stations that hold the most give up their first gap.
     private func update(_ station: String, _ change: (inout Station) -> [StationSequence.Delivery]) {
-        let (deliveries, formatted, file) = stations.withLock { all -> ([StationSequence.Delivery], [String], StationFile?) in
-            if all[station] == nil { all[station] = openStation(station) }
-            let deliveries = change(&all[station]!)
-            let formatted = deliveries.map { delivery -> String in
-                switch delivery {
-                case .event(_, let line):
-                    if let json = try? JSON.parse(line), let text = all[station]!.formatter.line(for: json) { return text }
-                    return line
-                case .gone(let range):
-                    return "events \(range.lowerBound) to \(range.upperBound) are gone: the journal no longer holds them"
-                }
+        let outputs = stations.withLock { stations -> [Output] in
+            if stations.all[station] == nil { stations.all[station] = openStation(station) }
+            let before = stations.all[station]!.sequence.waitingBytes
+            let deliveries = change(&stations.all[station]!)
+            var outputs = [Self.output(station, deliveries, waitedBefore: before, in: &stations)]
+            while stations.waitingBytes > Self.waitingBytesLimit,
+                  let fullest = stations.all.max(by: { $0.value.sequence.waitingBytes < $1.value.sequence.waitingBytes })?.key {
+                let before = stations.all[fullest]!.sequence.waitingBytes
+                let given = stations.all[fullest]!.sequence.giveUpFirstGap()
+                if given.isEmpty { break }
+                outputs.append(Self.output(fullest, given, waitedBefore: before, in: &stations))
             }
-            return (deliveries, formatted, all[station]!.file)
+            return outputs
         }
-        for text in formatted { Self.print("\(station)  \(text)".printable) }
-        for delivery in deliveries {
+        for output in outputs { write(output) }
+    }
+
+    /// What `station` delivered, formatted; the total that waits follows its change from `waitedBefore`.
+    private static func output(_ station: String, _ deliveries: [StationSequence.Delivery], waitedBefore before: Int,
+                               in stations: inout Stations) -> Output {
+        stations.waitingBytes += stations.all[station]!.sequence.waitingBytes - before
+        let formatted = deliveries.map { delivery -> String in
+            switch delivery {
+            case .event(_, let line):
+                if let json = try? JSON.parse(line), let text = stations.all[station]!.formatter.line(for: json) { return text }
+                return line
+            case .gone(let range):
+                return "events \(range.lowerBound) to \(range.upperBound) are gone: the journal no longer holds them, or the wait for them was given up"
+            }
+        }
+        return Output(station: station, deliveries: deliveries, formatted: formatted, file: stations.all[station]!.file)
+    }
+
+    private func write(_ output: Output) {
+        for text in output.formatted { Self.print("\(output.station)  \(text)".printable) }
+        for delivery in output.deliveries {
             do {
-                try file?.append(delivery)
+                try output.file?.append(delivery)
             } catch {
-                bridgeLog.error("cannot write \(file?.path ?? station): \(error)")
+                bridgeLog.error("cannot write \(output.file?.path ?? output.station): \(error)")
                 break
             }
         }
         totals.withLock { totals in
-            for delivery in deliveries {
+            for delivery in output.deliveries {
                 if case .gone(let range) = delivery { totals.gone += range.upperBound - range.lowerBound + 1 } else { totals.delivered += 1 }
             }
         }
@@ -141,7 +179,7 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
         // Printing only, the watch starts where it joins; writing a station's file, it starts from the station's first event.
         guard let outputDirectory else { return Station(sequence: StationSequence(resumingAfter: nil)) }
         do {
-            let (file, last) = try StationFile.open(directory: outputDirectory, station: station)
+            let (file, last) = try StationFile.open(directory: outputDirectory, level: station)
             return Station(sequence: StationSequence(resumingAfter: last ?? 0), file: file)
         } catch {
             bridgeLog.error("cannot open the file of station \(station.printable) in \(outputDirectory): \(error); its events are only printed")
@@ -155,14 +193,14 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
         while !Task.isCancelled {
             do { try await Task.sleep(for: Self.gapCheckInterval) } catch { return }
             let now = ContinuousClock.now
-            let requests = stations.withLock { all -> [(String, ClosedRange<UInt64>)] in
+            let requests = stations.withLock { stations -> [(String, ClosedRange<UInt64>)] in
                 var due: [(String, ClosedRange<UInt64>)] = []
-                for (station, state) in all {
+                for (station, state) in stations.all {
                     guard let missing = state.sequence.missing else { continue }
                     let range = missing.lowerBound...min(missing.upperBound, missing.lowerBound + ReplayRequest.largestRange - 1)
                     if let asked = state.asked, asked.range == range, now - asked.at < asked.wait { continue }
                     let wait = state.asked.map { $0.range == range ? min($0.wait * 2, Self.longestWait) : Self.askAgainAfter } ?? Self.askAgainAfter
-                    all[station]!.asked = (range, now, wait)
+                    stations.all[station]!.asked = (range, now, wait)
                     due.append((station, range))
                 }
                 return due
@@ -170,7 +208,7 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
             guard let link = link.withLock({ $0 }) else { continue }
             for (station, range) in requests {
                 bridgeLog.notice("station \(station.printable): events \(range.lowerBound) to \(range.upperBound) missing; asking again")
-                let topic = Topics(prefix: prefix, station: station).replay
+                let topic = Topics(prefix: prefix, level: station).replay
                 if case .queued = link.publish(topic: topic, payload: "{\"from\":\(range.lowerBound),\"to\":\(range.upperBound)}", retain: false) {
                     totals.withLock { $0.requests += 1 }
                 }
