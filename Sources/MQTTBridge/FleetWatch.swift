@@ -10,22 +10,18 @@ import Synchronization
 /// or the watch was away) is asked again on `<prefix>/<station>/replay` until the events come or the bridge answers
 /// that they are gone; with `--output DIR` each station's lines also go to `DIR/<station>.jsonl` (`StationFile`).
 final class FleetWatch: BrokerObserver, Service, Sendable {
-    /// A request not answered within this (the bridge was offline, the broker lost it) is asked again, the wait
-    /// doubling for the same range up to `longestWait`: a fleet's bridges busy after an outage are not asked the same
-    /// thing again and again while their answers are on the way.
-    static let askAgainAfter: Duration = .seconds(5)
-    static let longestWait: Duration = .seconds(60)
     /// How often the gaps are looked at.
     static let gapCheckInterval: Duration = .milliseconds(500)
-    /// What may wait behind gaps, all stations together (any topic level makes a station): past it, the station with
-    /// the most waiting gives up its first gap (written as gone) and writes what arrived.
-    static let waitingBytesLimit = 32 << 20
 
-    private struct Station {
-        var sequence: StationSequence
+    /// How a station's events go out: its printed lines' formatter and its file.
+    private struct Output {
         var formatter = EventFormatter()
         var file: StationFile?
-        var asked: (range: ClosedRange<UInt64>, at: ContinuousClock.Instant, wait: Duration)?
+    }
+
+    private struct State {
+        var watched = WatchedStations()
+        var outputs: [String: Output] = [:]
     }
 
     /// What a run did, said when it stops.
@@ -39,13 +35,7 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
     private let settings: BrokerSettings
     private let prefix: String
     private let outputDirectory: String?
-    private let stations = Mutex(Stations())
-
-    private struct Stations {
-        var all: [String: Station] = [:]
-        /// The sum of the stations' `waitingBytes`.
-        var waitingBytes = 0
-    }
+    private let state = Mutex(State())
     private let totals = Mutex(Totals())
     private let link = Mutex<BrokerLink?>(nil)
 
@@ -68,123 +58,68 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
             group.cancelAll()
         }
         let done = totals.withLock { $0 }
-        let repeats = stations.withLock { $0.all.values.reduce(0) { $0 + $1.sequence.repeats } }
+        let repeats = state.withLock { $0.watched.repeats }
         bridgeLog.notice("\(done.delivered) events in order, \(repeats) repeats dropped, \(done.gone) gone, \(done.requests) replay requests")
     }
 
     // MARK: The broker's messages (the link's thread)
 
     func brokerMessage(topic: String, payload: [UInt8], retained: Bool) {
-        // <prefix>/<station>/event/<type>, <prefix>/<station>/replay/answer, <prefix>/<station>/status
         let levels = topic.dropFirst(prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false)
-        guard levels.count >= 2 else { return }
-        let station = String(levels[0])
-        let json = try? JSON.parse(utf8: payload)
-        switch (levels.count, levels[1], levels.last) {
-        case (3, "event", _):
-            guard let json, let seq = json["seq"]?.integerValue, seq > 0 else {
-                Self.print("\(station)  unreadable event on \(topic): \(String(decoding: payload.prefix(200), as: UTF8.self))".printable)
-                return
-            }
-            update(station) { $0.sequence.receive(seq: UInt64(seq), line: String(decoding: payload, as: UTF8.self)) }
-        case (3, "replay", "answer"):
-            guard let json else { return }
-            let gone = json["gone"].flatMap { gone -> ClosedRange<UInt64>? in
-                guard let from = gone["from"]?.integerValue, let to = gone["to"]?.integerValue, from >= 1, from <= to else { return nil }
-                return UInt64(from)...UInt64(to)
-            }
-            if let refusal = json["error"]?.stringValue { bridgeLog.warning("station \(station.printable): the bridge refused a replay: \(refusal.printable)") }
-            update(station) { state in
-                guard let asked = state.asked else { return [] }
-                // Asked again at the next check if the gap is still open: the answer comes after the events it sent.
-                state.asked = (asked.range, ContinuousClock.now - asked.wait + .seconds(1), asked.wait)
-                // Gone is believed only within what was asked (at most `ReplayRequest.largestRange` seqs): an answer
-                // from anyone else that claims more cannot skip events the watch holds or will receive.
-                guard let gone, gone.overlaps(asked.range) else { return [] }
-                return state.sequence.gone(gone.clamped(to: asked.range))
-            }
-        case (2, "status", _):
-            guard let acknowledged = json?["acked_seq"]?.integerValue, acknowledged > 0 else { return }
-            update(station) { state in
-                state.sequence.acknowledged(through: UInt64(acknowledged))
-                return []
-            }
-        default:
+        guard let (station, message) = WatchedStations.read(levels: levels, payload: payload) else { return }
+        switch message {
+        case .unreadableEvent:
+            Self.print("\(station)  unreadable event on \(topic): \(String(decoding: payload.prefix(200), as: UTF8.self))".printable)
             return
+        case .answer(_, let refusal?):
+            bridgeLog.warning("station \(station.printable): the bridge refused a replay: \(refusal.printable)")
+        default:
+            break
         }
-    }
-
-    /// What one station has now in order: printed and written outside the lock.
-    private struct Output {
-        let station: String
-        let deliveries: [StationSequence.Delivery]
-        let formatted: [String]
-        let file: StationFile?
-    }
-
-    /// Runs `change` on the station's state (opening its file first), then prints and writes what is now in order; past
-    /// `waitingBytesLimit` waiting in all, the stations that hold the most give up their first gap.
-    private func update(_ station: String, _ change: (inout Station) -> [StationSequence.Delivery]) {
-        let outputs = stations.withLock { stations -> [Output] in
-            if stations.all[station] == nil { stations.all[station] = openStation(station) }
-            let before = stations.all[station]!.sequence.waitingBytes
-            let deliveries = change(&stations.all[station]!)
-            var outputs = [Self.output(station, deliveries, waitedBefore: before, in: &stations)]
-            while stations.waitingBytes > Self.waitingBytesLimit,
-                  let fullest = stations.all.max(by: { $0.value.sequence.waitingBytes < $1.value.sequence.waitingBytes })?.key {
-                let before = stations.all[fullest]!.sequence.waitingBytes
-                let given = stations.all[fullest]!.sequence.giveUpFirstGap()
-                if given.isEmpty { break }
-                outputs.append(Self.output(fullest, given, waitedBefore: before, in: &stations))
-            }
-            return outputs
-        }
-        for output in outputs { write(output) }
-    }
-
-    /// What `station` delivered, formatted; the total that waits follows its change from `waitedBefore`.
-    private static func output(_ station: String, _ deliveries: [StationSequence.Delivery], waitedBefore before: Int,
-                               in stations: inout Stations) -> Output {
-        stations.waitingBytes += stations.all[station]!.sequence.waitingBytes - before
-        let formatted = deliveries.map { delivery -> String in
-            switch delivery {
-            case .event(_, let line):
-                if let json = try? JSON.parse(line), let text = stations.all[station]!.formatter.line(for: json) { return text }
-                return line
-            case .gone(let range):
-                return "events \(range.lowerBound) to \(range.upperBound) are gone: the journal no longer holds them, or the wait for them was given up"
+        // Printed and written outside the lock, formatted inside it (each station's formatter keeps its state).
+        let ready = state.withLock { state -> [(String, [StationSequence.Delivery], [String], StationFile?)] in
+            if !state.watched.contains(station) { open(station, in: &state) }
+            return state.watched.take(message, of: station, at: .now).map { station, deliveries in
+                let formatted = deliveries.map { state.outputs[station]!.formatter.text(of: $0) }
+                return (station, deliveries, formatted, state.outputs[station]!.file)
             }
         }
-        return Output(station: station, deliveries: deliveries, formatted: formatted, file: stations.all[station]!.file)
+        for (station, deliveries, formatted, file) in ready { write(station, deliveries, formatted, file) }
     }
 
-    private func write(_ output: Output) {
-        for text in output.formatted { Self.print("\(output.station)  \(text)".printable) }
-        for delivery in output.deliveries {
+    private func write(_ station: String, _ deliveries: [StationSequence.Delivery], _ formatted: [String], _ file: StationFile?) {
+        for text in formatted { Self.print("\(station)  \(text)".printable) }
+        for delivery in deliveries {
             do {
-                try output.file?.append(delivery)
+                try file?.append(delivery)
             } catch {
-                bridgeLog.error("cannot write \(output.file?.path ?? output.station): \(error)")
+                bridgeLog.error("cannot write \(file?.path ?? station): \(error)")
                 break
             }
         }
         totals.withLock { totals in
-            for delivery in output.deliveries {
+            for delivery in deliveries {
                 if case .gone(let range) = delivery { totals.gone += range.upperBound - range.lowerBound + 1 } else { totals.delivered += 1 }
             }
         }
     }
 
-    private func openStation(_ station: String) -> Station {
-        // Printing only, the watch starts where it joins; writing a station's file, it starts from the station's first event.
-        guard let outputDirectory else { return Station(sequence: StationSequence(resumingAfter: nil)) }
-        do {
-            let (file, last) = try StationFile.open(directory: outputDirectory, level: station)
-            return Station(sequence: StationSequence(resumingAfter: last ?? 0), file: file)
-        } catch {
-            bridgeLog.error("cannot open the file of station \(station.printable) in \(outputDirectory): \(error); its events are only printed")
-            return Station(sequence: StationSequence(resumingAfter: nil))
+    /// A station seen for the first time: printing only, the watch starts where it joins; writing its file, it starts
+    /// from the station's first event, or after the file's last line.
+    private func open(_ station: String, in state: inout State) {
+        var output = Output()
+        var sequence = StationSequence(resumingAfter: nil)
+        if let outputDirectory {
+            do {
+                let (file, last) = try StationFile.open(directory: outputDirectory, level: station)
+                output.file = file
+                sequence = StationSequence(resumingAfter: last ?? 0)
+            } catch {
+                bridgeLog.error("cannot open the file of station \(station.printable) in \(outputDirectory): \(error); its events are only printed")
+            }
         }
+        state.outputs[station] = output
+        state.watched.add(station, sequence)
     }
 
     // MARK: Gaps
@@ -192,19 +127,7 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
     private func checkGaps() async {
         while !Task.isCancelled {
             do { try await Task.sleep(for: Self.gapCheckInterval) } catch { return }
-            let now = ContinuousClock.now
-            let requests = stations.withLock { stations -> [(String, ClosedRange<UInt64>)] in
-                var due: [(String, ClosedRange<UInt64>)] = []
-                for (station, state) in stations.all {
-                    guard let missing = state.sequence.missing else { continue }
-                    let range = missing.lowerBound...min(missing.upperBound, missing.lowerBound + ReplayRequest.largestRange - 1)
-                    if let asked = state.asked, asked.range == range, now - asked.at < asked.wait { continue }
-                    let wait = state.asked.map { $0.range == range ? min($0.wait * 2, Self.longestWait) : Self.askAgainAfter } ?? Self.askAgainAfter
-                    stations.all[station]!.asked = (range, now, wait)
-                    due.append((station, range))
-                }
-                return due
-            }
+            let requests = state.withLock { $0.watched.dueRequests(at: .now) }
             guard let link = link.withLock({ $0 }) else { continue }
             for (station, range) in requests {
                 bridgeLog.notice("station \(station.printable): events \(range.lowerBound) to \(range.upperBound) missing; asking again")
@@ -229,5 +152,18 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
     /// Whole lines straight to stdout, so each is out at once even into a pipe.
     private static func print(_ line: String) {
         try? FileDescriptor.writeAll(1, (line + "\n").utf8)
+    }
+}
+
+extension EventFormatter {
+    /// A delivery as the watch prints it: the event as `sealtrust-scanctl watch` does, or the gone range in words.
+    fileprivate mutating func text(of delivery: StationSequence.Delivery) -> String {
+        switch delivery {
+        case .event(_, let event):
+            if let json = try? JSON.parse(event), let text = line(for: json) { return text }
+            return event
+        case .gone(let range):
+            return "events \(range.lowerBound) to \(range.upperBound) are gone: the journal no longer holds them, or the wait for them was given up"
+        }
     }
 }
