@@ -43,6 +43,8 @@ final class Bridge: BrokerObserver, Service, Sendable {
     private let lastStatusLine = Mutex("")
     /// Why the last save failed, while saves fail: said once when it starts and once when it ends, not each second.
     private let saveFailure = Mutex<Errno?>(nil)
+    /// Refused and retained replay requests, which anyone on the broker can send at will: a line now and then.
+    private let requestWarnings = LimitedLog()
 
     /// `saved`: the position `seqFile` holds, read (and its folder found writable) before the start.
     init(options: BridgeOptions, credentials: Credentials?, notifier: SystemdNotifier?, seqFile: AcknowledgedSeqFile, saved: UInt64) {
@@ -216,9 +218,10 @@ final class Bridge: BrokerObserver, Service, Sendable {
             }
             let names = Topics(prefix: options.topicPrefix, station: station)
             topics.withLock { $0 = names }
-            let settings = BrokerSettings(address: options.url!, clientID: "sealtrust-mqtt-\(names.station)", credentials: credentials,
+            var settings = BrokerSettings(address: options.url!, clientID: "sealtrust-mqtt-\(names.station)", credentials: credentials,
                                           caFile: options.caFile, certificate: options.certificate, key: options.key,
                                           willTopic: names.status, subscriptions: [names.replay])
+            settings.retainedWanted = false
             let made = BrokerLink(settings: settings, observer: self)
             current = made
             return made
@@ -336,10 +339,18 @@ final class Bridge: BrokerObserver, Service, Sendable {
         bridgeLog.error("broker: \(text)")
     }
 
-    func brokerMessage(topic: String, payload: [UInt8]) {
+    func brokerMessage(topic: String, payload: [UInt8], retained: Bool) {
         guard let link = link.withLock({ $0 }), let topics = topics.withLock({ $0 }), topic == topics.replay else { return }
+        guard !retained else {
+            // A retained request would be served again at every start and reconnect; the topic takes none.
+            if let line = requestWarnings.admit("a retained replay request was ignored: \(topics.replay.printable) takes none "
+                                                + "(clear it with an empty retained message)") {
+                bridgeLog.warning(line)
+            }
+            return
+        }
         if let refusal = replayer.submit(payload: payload) {
-            bridgeLog.warning("a replay request was refused: \(refusal.refusal ?? "")")
+            if let line = requestWarnings.admit("a replay request was refused: \(refusal.refusal ?? "")") { bridgeLog.warning(line) }
             _ = link.publish(topic: topics.replayAnswer, payload: refusal.payload, retain: false, register: window.recordOther)
         }
     }

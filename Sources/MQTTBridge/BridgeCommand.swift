@@ -64,7 +64,10 @@ public enum BridgeCommand {
             hooks: ServiceGroup.Hooks(
                 started: {},
                 reload: { bridgeLog.notice("SIGHUP: nothing to reload; a new configuration needs a restart") },
-                stopping: { signal in bridgeLog.notice("\(signal): stopping") },
+                stopping: { signal in
+                    bridgeLog.notice("\(signal): stopping")
+                    exitAfterStopDeadline()
+                },
                 serviceEnded: { name, error in
                     if let error { bridgeLog.error("\(name) failed: \(error)") }
                 }))
@@ -72,6 +75,16 @@ public enum BridgeCommand {
         // `_exit`, not `exit`: libmosquitto's and OpenSSL's exit-time destructors would run while their threads may
         // still run (the daemon's main.swift says why); the state file is saved and every log line written.
         _exit(0)
+    }
+
+    /// A stop is taken whatever a service does: a thread that still has not returned by the deadline (and a second
+    /// more for the group to end) no longer holds the process.
+    private static func exitAfterStopDeadline() {
+        OSThread.start(name: "stop-deadline") {
+            OSThread.pause(for: stopDeadline + .seconds(1))
+            bridgeLog.error("did not stop within \(stopDeadline); exiting")
+            _exit(1)
+        }
     }
 
     private static func environment(_ name: String) -> String? {

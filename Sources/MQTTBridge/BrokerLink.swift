@@ -256,7 +256,10 @@ private final class SessionContext: Sendable {
             let room = limited && receiveMaximum > 0 ? Int(receiveMaximum) : BrokerSettings.sendMaximum
             link?.accepted(session: context.session, version: context.protocolVersion, receiveMaximum: room)
             if let link, let mosq {
-                for pattern in link.settings.subscriptions { mosquitto_subscribe(mosq, nil, pattern, 1) }
+                // MQTT 5: no retained message at subscription when none is wanted (3.1.1 has no such option).
+                let options = !link.settings.retainedWanted && context.protocolVersion == Int32(MQTT_PROTOCOL_V5)
+                    ? Int32(MQTT_SUB_OPT_SEND_RETAIN_NEVER.rawValue) : 0
+                for pattern in link.settings.subscriptions { mosquitto_subscribe_v5(mosq, nil, pattern, 1, options, nil) }
             }
         }
         mosquitto_publish_v5_callback_set(handle.pointer) { _, context, mid, reason, _ in
@@ -272,7 +275,7 @@ private final class SessionContext: Sendable {
         mosquitto_message_v5_callback_set(handle.pointer) { _, context, message, _ in
             guard let context = SessionContext.from(context), let message = message?.pointee, let topic = message.topic else { return }
             let payload = message.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(message.payloadlen))) } ?? []
-            context.observer.brokerMessage(topic: String(cString: topic), payload: payload)
+            context.observer.brokerMessage(topic: String(cString: topic), payload: payload, retained: message.retain)
         }
         mosquitto_log_callback_set(handle.pointer) { _, context, level, text in
             guard let context = SessionContext.from(context), let text, level & Int32(MOSQ_LOG_ERR) != 0 else { return }

@@ -10,6 +10,9 @@ struct BrokerSettings: Sendable {
     let willTopic: String?
     /// Subscribed at each connection, at QoS 1: the bridge's replay requests, the `watch` command's topics.
     let subscriptions: [String]
+    /// Whether retained messages are wanted on them (the watch's statuses); when not, an MQTT 5 broker is asked not to
+    /// send them, and those that still come are the observer's to drop.
+    var retainedWanted = true
     /// The broker pings within this many seconds; a dead TCP connection is found within 1.5 times it.
     let keepaliveSeconds: Int32 = 30
     /// A broker that accepted TCP but has not answered CONNECT within this is given up.
@@ -30,6 +33,6 @@ protocol BrokerObserver: Sendable {
     func brokerAcknowledged(mid: Int32, session: Int, reasonCode: Int32)
     /// The connection failed or ended; the next attempt follows after `retryIn`.
     func brokerUnavailable(reason: String, retryIn: Duration)
-    /// A message on the subscription.
-    func brokerMessage(topic: String, payload: [UInt8])
+    /// A message on the subscription; `retained`: one the broker kept, not one published now.
+    func brokerMessage(topic: String, payload: [UInt8], retained: Bool)
 }

@@ -10,19 +10,18 @@ import Synchronization
 /// or the watch was away) is asked again on `<prefix>/<station>/replay` until the events come or the bridge answers
 /// that they are gone; with `--output DIR` each station's lines also go to `DIR/<station>.jsonl` (`StationFile`).
 final class FleetWatch: BrokerObserver, Service, Sendable {
-    /// A request not answered within this (the bridge was offline, the broker lost it) is asked again, the wait
-    /// doubling for the same range up to `longestWait`: a fleet's bridges busy after an outage are not asked the same
-    /// thing again and again while their answers are on the way.
-    static let askAgainAfter: Duration = .seconds(5)
-    static let longestWait: Duration = .seconds(60)
     /// How often the gaps are looked at.
     static let gapCheckInterval: Duration = .milliseconds(500)
 
-    private struct Station {
-        var sequence: StationSequence
+    /// How a station's events go out: its printed lines' formatter and its file.
+    private struct Output {
         var formatter = EventFormatter()
         var file: StationFile?
-        var asked: (range: ClosedRange<UInt64>, at: ContinuousClock.Instant, wait: Duration)?
+    }
+
+    private struct State {
+        var watched = WatchedStations()
+        var outputs: [String: Output] = [:]
     }
 
     /// What a run did, said when it stops.
@@ -36,7 +35,7 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
     private let settings: BrokerSettings
     private let prefix: String
     private let outputDirectory: String?
-    private let stations = Mutex<[String: Station]>([:])
+    private let state = Mutex(State())
     private let totals = Mutex(Totals())
     private let link = Mutex<BrokerLink?>(nil)
 
@@ -59,64 +58,36 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
             group.cancelAll()
         }
         let done = totals.withLock { $0 }
-        let repeats = stations.withLock { $0.values.reduce(0) { $0 + $1.sequence.repeats } }
+        let repeats = state.withLock { $0.watched.repeats }
         bridgeLog.notice("\(done.delivered) events in order, \(repeats) repeats dropped, \(done.gone) gone, \(done.requests) replay requests")
     }
 
     // MARK: The broker's messages (the link's thread)
 
-    func brokerMessage(topic: String, payload: [UInt8]) {
-        // <prefix>/<station>/event/<type>, <prefix>/<station>/replay/answer, <prefix>/<station>/status
+    func brokerMessage(topic: String, payload: [UInt8], retained: Bool) {
         let levels = topic.dropFirst(prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false)
-        guard levels.count >= 2 else { return }
-        let station = String(levels[0])
-        let json = try? JSON.parse(utf8: payload)
-        switch (levels.count, levels[1], levels.last) {
-        case (3, "event", _):
-            guard let json, let seq = json["seq"]?.integerValue, seq > 0 else {
-                Self.print("\(station)  unreadable event on \(topic): \(String(decoding: payload.prefix(200), as: UTF8.self))".printable)
-                return
-            }
-            update(station) { $0.sequence.receive(seq: UInt64(seq), line: String(decoding: payload, as: UTF8.self)) }
-        case (3, "replay", "answer"):
-            guard let json else { return }
-            let gone = json["gone"].flatMap { gone -> ClosedRange<UInt64>? in
-                guard let from = gone["from"]?.integerValue, let to = gone["to"]?.integerValue, from >= 1, from <= to else { return nil }
-                return UInt64(from)...UInt64(to)
-            }
-            if let refusal = json["error"]?.stringValue { bridgeLog.warning("station \(station.printable): the bridge refused a replay: \(refusal.printable)") }
-            update(station) { state in
-                // Asked again at the next check if the gap is still open: the answer comes after the events it sent.
-                state.asked = state.asked.map { ($0.range, ContinuousClock.now - $0.wait + .seconds(1), $0.wait) }
-                return gone.map { state.sequence.gone($0) } ?? []
-            }
-        case (2, "status", _):
-            guard let acknowledged = json?["acked_seq"]?.integerValue, acknowledged > 0 else { return }
-            update(station) { state in
-                state.sequence.acknowledged(through: UInt64(acknowledged))
-                return []
-            }
-        default:
+        guard let (station, message) = WatchedStations.read(levels: levels, payload: payload) else { return }
+        switch message {
+        case .unreadableEvent:
+            Self.print("\(station)  unreadable event on \(topic): \(String(decoding: payload.prefix(200), as: UTF8.self))".printable)
             return
+        case .answer(_, let refusal?):
+            bridgeLog.warning("station \(station.printable): the bridge refused a replay: \(refusal.printable)")
+        default:
+            break
         }
+        // Printed and written outside the lock, formatted inside it (each station's formatter keeps its state).
+        let ready = state.withLock { state -> [(String, [StationSequence.Delivery], [String], StationFile?)] in
+            if !state.watched.contains(station) { open(station, in: &state) }
+            return state.watched.take(message, of: station, at: .now).map { station, deliveries in
+                let formatted = deliveries.map { state.outputs[station]!.formatter.text(of: $0) }
+                return (station, deliveries, formatted, state.outputs[station]!.file)
+            }
+        }
+        for (station, deliveries, formatted, file) in ready { write(station, deliveries, formatted, file) }
     }
 
-    /// Runs `change` on the station's state (opening its file first), then prints and writes what is now in order.
-    private func update(_ station: String, _ change: (inout Station) -> [StationSequence.Delivery]) {
-        let (deliveries, formatted, file) = stations.withLock { all -> ([StationSequence.Delivery], [String], StationFile?) in
-            if all[station] == nil { all[station] = openStation(station) }
-            let deliveries = change(&all[station]!)
-            let formatted = deliveries.map { delivery -> String in
-                switch delivery {
-                case .event(_, let line):
-                    if let json = try? JSON.parse(line), let text = all[station]!.formatter.line(for: json) { return text }
-                    return line
-                case .gone(let range):
-                    return "events \(range.lowerBound) to \(range.upperBound) are gone: the journal no longer holds them"
-                }
-            }
-            return (deliveries, formatted, all[station]!.file)
-        }
+    private func write(_ station: String, _ deliveries: [StationSequence.Delivery], _ formatted: [String], _ file: StationFile?) {
         for text in formatted { Self.print("\(station)  \(text)".printable) }
         for delivery in deliveries {
             do {
@@ -133,16 +104,22 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
         }
     }
 
-    private func openStation(_ station: String) -> Station {
-        // Printing only, the watch starts where it joins; writing a station's file, it starts from the station's first event.
-        guard let outputDirectory else { return Station(sequence: StationSequence(resumingAfter: nil)) }
-        do {
-            let (file, last) = try StationFile.open(directory: outputDirectory, station: station)
-            return Station(sequence: StationSequence(resumingAfter: last ?? 0), file: file)
-        } catch {
-            bridgeLog.error("cannot open the file of station \(station.printable) in \(outputDirectory): \(error); its events are only printed")
-            return Station(sequence: StationSequence(resumingAfter: nil))
+    /// A station seen for the first time: printing only, the watch starts where it joins; writing its file, it starts
+    /// from the station's first event, or after the file's last line.
+    private func open(_ station: String, in state: inout State) {
+        var output = Output()
+        var sequence = StationSequence(resumingAfter: nil)
+        if let outputDirectory {
+            do {
+                let (file, last) = try StationFile.open(directory: outputDirectory, level: station)
+                output.file = file
+                sequence = StationSequence(resumingAfter: last ?? 0)
+            } catch {
+                bridgeLog.error("cannot open the file of station \(station.printable) in \(outputDirectory): \(error); its events are only printed")
+            }
         }
+        state.outputs[station] = output
+        state.watched.add(station, sequence)
     }
 
     // MARK: Gaps
@@ -150,23 +127,11 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
     private func checkGaps() async {
         while !Task.isCancelled {
             do { try await Task.sleep(for: Self.gapCheckInterval) } catch { return }
-            let now = ContinuousClock.now
-            let requests = stations.withLock { all -> [(String, ClosedRange<UInt64>)] in
-                var due: [(String, ClosedRange<UInt64>)] = []
-                for (station, state) in all {
-                    guard let missing = state.sequence.missing else { continue }
-                    let range = missing.lowerBound...min(missing.upperBound, missing.lowerBound + ReplayRequest.largestRange - 1)
-                    if let asked = state.asked, asked.range == range, now - asked.at < asked.wait { continue }
-                    let wait = state.asked.map { $0.range == range ? min($0.wait * 2, Self.longestWait) : Self.askAgainAfter } ?? Self.askAgainAfter
-                    all[station]!.asked = (range, now, wait)
-                    due.append((station, range))
-                }
-                return due
-            }
+            let requests = state.withLock { $0.watched.dueRequests(at: .now) }
             guard let link = link.withLock({ $0 }) else { continue }
             for (station, range) in requests {
                 bridgeLog.notice("station \(station.printable): events \(range.lowerBound) to \(range.upperBound) missing; asking again")
-                let topic = Topics(prefix: prefix, station: station).replay
+                let topic = Topics(prefix: prefix, level: station).replay
                 if case .queued = link.publish(topic: topic, payload: "{\"from\":\(range.lowerBound),\"to\":\(range.upperBound)}", retain: false) {
                     totals.withLock { $0.requests += 1 }
                 }
@@ -187,5 +152,18 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
     /// Whole lines straight to stdout, so each is out at once even into a pipe.
     private static func print(_ line: String) {
         try? FileDescriptor.writeAll(1, (line + "\n").utf8)
+    }
+}
+
+extension EventFormatter {
+    /// A delivery as the watch prints it: the event as `sealtrust-scanctl watch` does, or the gone range in words.
+    fileprivate mutating func text(of delivery: StationSequence.Delivery) -> String {
+        switch delivery {
+        case .event(_, let event):
+            if let json = try? JSON.parse(event), let text = line(for: json) { return text }
+            return event
+        case .gone(let range):
+            return "events \(range.lowerBound) to \(range.upperBound) are gone: the journal no longer holds them, or the wait for them was given up"
+        }
     }
 }

@@ -13,11 +13,11 @@ struct ReplayAnswer: Equatable, Sendable {
 
     init(for request: ReplayRequest) {
         first = request.first
-        last = request.last
+        last = request.toNewest ? nil : request.last
     }
 
     static func refused(_ reason: String) -> ReplayAnswer {
-        var answer = ReplayAnswer(for: ReplayRequest(first: 0, last: nil))
+        var answer = ReplayAnswer(for: ReplayRequest(first: 0, last: 0))
         answer.refusal = reason
         return answer
     }

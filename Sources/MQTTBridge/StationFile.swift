@@ -12,9 +12,9 @@ struct StationFile: Sendable {
     let path: String
     private let descriptor: Int32
 
-    /// Opens (or makes) the station's file; the seq of its last line, or nil for a new file.
-    static func open(directory: String, station: String) throws(Errno) -> (file: StationFile, last: UInt64?) {
-        let path = directory + "/" + Topics.level(station) + ".jsonl"
+    /// Opens (or makes) the file of the station at topic level `level`; the seq of its last line, or nil for a new file.
+    static func open(directory: String, level: String) throws(Errno) -> (file: StationFile, last: UInt64?) {
+        let path = directory + "/" + Topics.fileName(level: level) + ".jsonl"
         let descriptor = Glibc.open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640)
         guard descriptor >= 0 else { throw .current }
         let info = try FileDescriptor.status(descriptor)

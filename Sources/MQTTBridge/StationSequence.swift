@@ -2,7 +2,8 @@
 /// open until the journal's events fill it or the bridge says they are gone.
 ///
 /// The broker may lose events it acknowledged, and delivers a replayed event after later ones: what comes early
-/// waits here (at most `pendingLimit` events), and `missing` is the range to ask the bridge for again.
+/// waits here (at most `pendingLimit` events; the watch bounds all stations' together in bytes), and `missing` is the
+/// range to ask the bridge for again.
 struct StationSequence {
     /// Past this many events waiting behind a gap, the gap is given up (said as `gone`), so memory stays bounded.
     static let pendingLimit = 100_000
@@ -16,6 +17,8 @@ struct StationSequence {
     /// The next seq to deliver; nil until the first event (or a resumed file) sets it.
     private(set) var next: UInt64?
     private var pending: [UInt64: String] = [:]
+    /// The bytes of the lines that wait.
+    private(set) var waitingBytes = 0
     /// The newest seq the bridge says the broker acknowledged (its retained status): a gap at the end of a burst.
     private var acknowledged: UInt64 = 0
     private(set) var repeats = 0
@@ -33,13 +36,18 @@ struct StationSequence {
             return []
         }
         pending[seq] = line
+        waitingBytes += line.utf8.count
         var delivered = drain()
-        if pending.count > Self.pendingLimit, let first = pending.keys.min(), let start = next {
-            delivered.append(.gone(start...first - 1))
-            next = first
-            delivered += drain()
-        }
+        if pending.count > Self.pendingLimit { delivered += giveUpFirstGap() }
         return delivered
+    }
+
+    /// Gives up the first gap, said as `gone` (the events may still exist; the wait for them is over), and returns what
+    /// is then in order: what waited behind it, written as it arrived.
+    mutating func giveUpFirstGap() -> [Delivery] {
+        guard let first = pending.keys.min(), let start = next, first > start else { return [] }
+        next = first
+        return [.gone(start...first - 1)] + drain()
     }
 
     /// The bridge's `acked_seq`: every seq up to it was published, so any not received yet is missing.
@@ -47,12 +55,14 @@ struct StationSequence {
         acknowledged = max(acknowledged, seq)
     }
 
-    /// The bridge answered that retention removed `range`: skips it, and returns what is now in order.
+    /// The bridge answered that retention removed `range`: skips it, and returns what is now in order. Only the events
+    /// waiting in the range are touched, whatever its size (the caller bounds what an answer may claim).
     mutating func gone(_ range: ClosedRange<UInt64>) -> [Delivery] {
-        guard let start = next, range.upperBound >= start else { return [] }
+        guard let start = next, range.upperBound >= start, range.upperBound < UInt64.max else { return [] }
         let skipped = max(start, range.lowerBound)...range.upperBound
         guard skipped.lowerBound == start else { return [] }
-        for seq in skipped where pending[seq] != nil { pending[seq] = nil }
+        pending = pending.filter { !skipped.contains($0.key) }
+        waitingBytes = pending.values.reduce(0) { $0 + $1.utf8.count }
         next = range.upperBound + 1
         return [.gone(skipped)] + drain()
     }
@@ -67,6 +77,7 @@ struct StationSequence {
     private mutating func drain() -> [Delivery] {
         var delivered: [Delivery] = []
         while let start = next, let line = pending.removeValue(forKey: start) {
+            waitingBytes -= line.utf8.count
             delivered.append(.event(seq: start, line: line))
             next = start + 1
         }

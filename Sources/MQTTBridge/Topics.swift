@@ -6,9 +6,15 @@ struct Topics: Sendable {
     let prefix: String
     let station: String
 
+    /// The topics of the station the daemon's `hello` names.
     init(prefix: String, station: String) {
+        self.init(prefix: prefix, level: Topics.level(station))
+    }
+
+    /// The topics of a station by its topic level, as a consumer sees it on the broker.
+    init(prefix: String, level: String) {
         self.prefix = prefix
-        self.station = Topics.level(station)
+        station = level
     }
 
     var status: String { "\(prefix)/\(station)/status" }
@@ -24,11 +30,35 @@ struct Topics: Sendable {
         ["\(prefix)/+/event/+", "\(prefix)/+/replay/answer", "\(prefix)/+/status"]
     }
 
-    /// A name from the daemon as one topic level: `/`, `+`, `#` and control characters become `_`.
+    /// A name from the daemon as one topic level (and the client id's end), one to one: `%`, `/`, `+`, `#` and control
+    /// characters as `%XX`, so that `x+y` and `x_y` stay two stations (with `_` for all, their bridges threw each other
+    /// off the broker and the watch took one's events as the other's repeats); an empty name is `%`.
     static func level(_ name: String) -> String {
-        let cleaned = String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
-            scalar == "/" || scalar == "+" || scalar == "#" || scalar.value < 0x20 || scalar.value == 0x7F ? "_" : scalar
-        }))
-        return cleaned.isEmpty ? "_" : cleaned
+        guard !name.isEmpty else { return "%" }
+        var level = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars {
+            if scalar == "%" || scalar == "/" || scalar == "+" || scalar == "#" || scalar.value < 0x20 || scalar.value == 0x7F {
+                level += escaped(scalar)
+            } else {
+                level.append(scalar)
+            }
+        }
+        return String(level)
+    }
+
+    /// A topic level as a file name (the watch's `--output`): as it is, but for control characters, which only a
+    /// publisher other than the bridge can put there, as `%XX`; a level never holds `/`.
+    static func fileName(level: String) -> String {
+        var name = String.UnicodeScalarView()
+        for scalar in level.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F { name += escaped(scalar) } else { name.append(scalar) }
+        }
+        return String(name)
+    }
+
+    /// An ASCII scalar as `%XX`.
+    private static func escaped(_ scalar: Unicode.Scalar) -> String.UnicodeScalarView {
+        let digits = Array("0123456789ABCDEF".unicodeScalars)
+        return String.UnicodeScalarView(["%", digits[Int(scalar.value >> 4)], digits[Int(scalar.value & 0xF)]])
     }
 }

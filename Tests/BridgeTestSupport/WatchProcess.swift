@@ -15,6 +15,15 @@ public final class WatchProcess: Sendable {
     }
 
     public var log: String { process.standardError }
+
+    /// The most it held resident so far, in bytes, from /proc (VmHWM).
+    public var peakResidentBytes: Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+        else { return -1 }
+        return kilobytes * 1024
+    }
     public var printed: String { process.standardOutput }
 
     /// SIGTERM; the exit status.

@@ -36,9 +36,11 @@ import TestSupport
         #expect(throws: UsageError.self) { try file.load() }
     }
 
-    /// A replay request is `{"since":N}` or `{"from":A,"to":B}` with a bounded range; anything else gets a refusal.
+    /// A replay request is `{"since":N}` or `{"from":A,"to":B}`, each bounded (a `since` asked for a whole journal, and 64
+    /// of them queued meant ten minutes of repeats); anything else gets a refusal.
     @Test func aReplayRequestIsASinceOrABoundedRange() throws {
-        #expect(try ReplayRequest(payload: Array(#"{"since":7}"#.utf8)) == ReplayRequest(first: 8, last: nil))
+        #expect(try ReplayRequest(payload: Array(#"{"since":7}"#.utf8)) == ReplayRequest(first: 8, last: 100_007, toNewest: true))
+        #expect(try ReplayRequest(payload: Array(#"{"since":0}"#.utf8)).size == ReplayRequest.largestRange)
         #expect(try ReplayRequest(payload: Array(#"{"from":3,"to":9}"#.utf8)) == ReplayRequest(first: 3, last: 9))
         for refused in [#"{"from":0,"to":9}"#, #"{"from":9,"to":3}"#, #"{"since":-1}"#, #"{"since":1,"from":1,"to":2}"#,
                         #"{"from":1,"to":200000}"#, #"{"since":18446744073709551615}"#, "[]", "since=1"] {

@@ -37,7 +37,7 @@ struct GapRepairTests {
 
     /// Ten stations, one broker stopped mid-burst and started again: what the broker lost and what the consumer missed
     /// while it was away are asked again, and every station's file ends with every seq, once, in order.
-    @Test func tenStationsLoseNothingThroughABrokerRestartMidBurst() async throws {
+    @Test func tenStationsLoseNothingThroughABrokerRestartMidBurst() throws {
         let broker = try MosquittoBroker()
         let stations = try (0..<10).map { try StationDaemon(station: "s\($0)") }
         let watch = try WatchProcess(broker: broker)
@@ -46,17 +46,12 @@ struct GapRepairTests {
         let bridges = try zip(stations, statuses).map { daemon, status in
             try BridgeProcess(daemon: daemon, broker: broker, stateDirectory: try makeScratchDirectory("bridge-state"), notify: status.listener)
         }
-        let burst = Task.detached {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for daemon in stations { group.addTask { try daemon.scanForeignCodes(150, tag: "fleet") } }
-                try await group.waitForAll()
-            }
-        }
+        let burst = Burst(stations, codes: 150, tag: "fleet")
         try waitUntil("the burst did not reach the consumer", timeout: .seconds(60)) { watch.seqs(of: "s0").count >= 40 }
         broker.stop()
         for status in statuses { try status.waitFor("degraded: broker", timeout: .seconds(20)) }
         try broker.start()
-        try await burst.value
+        try burst.wait()
         for daemon in stations { try watch.waitForEvents(of: daemon.station, through: 300, timeout: .seconds(60)) }
         for daemon in stations { #expect(watch.seqs(of: daemon.station) == Array(1...300), "station \(daemon.station)") }
         print("fleet of 10 through a broker restart: \(watch.log.components(separatedBy: "missing; asking again").count - 1) replay requests")

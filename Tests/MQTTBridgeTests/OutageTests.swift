@@ -17,12 +17,12 @@ struct OutageTests {
         let status = try StatusRecorder()
         let bridge = try BridgeProcess(daemon: daemon, broker: broker, stateDirectory: state, notify: status.listener)
 
-        let burst = Task.detached { try daemon.scanForeignCodes(2_000, tag: "burst") }
+        let burst = Burst([daemon], codes: 2_000, tag: "burst")
         try subscriber.waitForEvents(through: 400, timeout: .seconds(30))
         broker.stop()
         let stoppedAt = ContinuousClock.now
         // The station is unaffected: the burst ends while the broker is away, and a client's verify still answers.
-        try await burst.value
+        try burst.wait()
         #expect(ContinuousClock.now - stoppedAt < .seconds(30))
         let verifyStarted = ContinuousClock.now
         try daemon.scanForeignCodes(1, tag: "during")
@@ -46,7 +46,7 @@ struct OutageTests {
 
     /// Issue 40: ten stations through a broker stopped mid-burst and started again, and a plain persistent QoS 1
     /// subscriber (what a back office runs: no gap repair) has every event of every station.
-    @Test func tenStationsThroughABrokerRestartMidBurstLoseNothingAtAPlainPersistentSubscriber() async throws {
+    @Test func tenStationsThroughABrokerRestartMidBurstLoseNothingAtAPlainPersistentSubscriber() throws {
         let broker = try MosquittoBroker()
         let stations = try (0..<10).map { try StationDaemon(station: "s\($0)") }
         let subscriber = try Subscriber(broker: broker, topic: "sealtrust/+/event/#")
@@ -54,12 +54,7 @@ struct OutageTests {
         let bridges = try zip(stations, statuses).map { daemon, status in
             try BridgeProcess(daemon: daemon, broker: broker, stateDirectory: try makeScratchDirectory("bridge-state"), notify: status.listener)
         }
-        let burst = Task.detached {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for daemon in stations { group.addTask { try daemon.scanForeignCodes(150, tag: "fleet") } }
-                try await group.waitForAll()
-            }
-        }
+        let burst = Burst(stations, codes: 150, tag: "fleet")
         try waitUntil("the burst did not reach the subscriber", timeout: .seconds(60)) {
             subscriber.readNew()
             return subscriber.messages.count >= 100
@@ -67,7 +62,7 @@ struct OutageTests {
         broker.stop()
         for status in statuses { try status.waitFor("degraded: broker", timeout: .seconds(20)) }
         try broker.start()
-        try await burst.value
+        try burst.wait()
         func seqs(_ station: String) -> Set<UInt64> {
             Set(subscriber.messages.filter { $0.topic.hasPrefix("sealtrust/\(station)/event/") }.compactMap(\.seq))
         }

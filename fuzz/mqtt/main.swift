@@ -68,9 +68,7 @@ func checkReplayRequest(_ payload: [UInt8]) {
     do {
         let request = try ReplayRequest(payload: payload)
         check(request.first >= 1 && request.first <= AcknowledgedSeqFile.largestSeq + 1, "first seq \(request.first)")
-        if let last = request.last {
-            check(last >= request.first && last - request.first < ReplayRequest.largestRange, "range \(request.first) to \(last)")
-        }
+        check(request.last >= request.first && request.size <= ReplayRequest.largestRange, "range \(request.first) to \(request.last)")
     } catch {
         let answer = ReplayAnswer.refused(error.reason).payload
         check(!answer.contains("\n"), "a line end in the answer \(answer.debugDescription)")
