@@ -29,6 +29,7 @@ bench-qr: deps qr-zxing-current $(QR_BENCH_DIR)/zbar_loop $(QR_BENCH_DIR)/zxing_
 	$(SWIFT) build -c release --product qr-bench
 	rm -rf $(QR_BENCH_DIR)/fixtures
 	/usr/bin/python3 tools/qrfixtures/realphotos.py $(QR_REAL_PHOTOS) $(QR_BENCH_DIR)/fixtures all
+	/usr/bin/python3 tools/qrfixtures/realphotos.py $(QR_REAL_PHOTOS) $(QR_BENCH_DIR)/fixtures sweep 24
 	/usr/bin/python3 tools/qrfixtures/qrfixtures.py $(QR_BENCH_DIR)/fixtures bench
 	/usr/bin/python3 tools/qrfixtures/qrfixtures.py $(QR_BENCH_DIR)/fixtures robustness
 	/usr/bin/python3 tools/qrfixtures/realistic.py $(QR_BENCH_DIR)/fixtures all

@@ -23,6 +23,8 @@ public final class QRFrameDecoder {
 
     /// The decoder's own passes: beyond what either library reads on its own.
     private static let ownPasses: [Pass] = [.zxingHalf, .squaredUp, .lightOnDark]
+    /// On a stream zxing-cpp's default call reads every frame, scaled down too: its half-size pass is left out.
+    private static let liveOwnPasses: [Pass] = [.squaredUp, .lightOnDark]
 
     /// Frames whose longest side is larger than this get pass 3: zxing-cpp searches a scaled-down copy only
     /// above it (its `downscaleThreshold`), and a smaller frame's codes have small modules.
@@ -115,7 +117,7 @@ public final class QRFrameDecoder {
         }
         var readingPass: Pass?
         // The own pass that read the last frame goes first: the next view likely shows the same code the same way.
-        let order = lastReadingPass.map { first in [first] + Self.ownPasses.filter { $0 != first } } ?? Self.ownPasses
+        let order = lastReadingPass.map { first in [first] + Self.liveOwnPasses.filter { $0 != first } } ?? Self.liveOwnPasses
         for pass in order where cadence.ownPassesDue(readingLast: lastReadingPass != nil) {
             Self.add(run(pass, luma, width: width, height: height), to: &payloads)
             if !payloads.isEmpty {
