@@ -98,7 +98,7 @@ def real_photos(fixtures, decoders, zbar_bytes_command):
             for name in names:
                 everything[name] += [results[name][row[0]][0] for row in rows]
         unread = [frame for frame in (row[0] for row in rows) if not results["zxing"][frame][1]]
-        zbar_bytes = decode(zbar_bytes_command, 1, [os.path.join(fixtures, folder, frame) for frame in unread])
+        zbar_bytes = decode(zbar_bytes_command, 1, [os.path.join(fixtures, folder, frame) for frame in unread]) if unread else {}
         missed_zxing, missed_zbar = superset_misses([row[0] for row in rows], results, zbar_bytes)
         print("frame by frame: ours misses a code zxing-cpp's default reads in %d of %d frames; zxing-cpp reads nothing in %d, "
               "and there ours misses a code libzbar's default reads in %d%s"
