@@ -12,8 +12,8 @@
 /// 5. finder patterns at half resolution with light and dark swapped; zbar scans the region of each
 ///    triple that shows a timing pattern: light-on-dark codes, which neither library reads.
 /// On a live stream (`LiveCadence`), pass 1 runs on every changed frame, pass 2 on a schedule (every code it
-/// reads in a held view is read within 10 frames), passes 3 to 5 every other frame while no code is in view,
-/// trying one region: the next frame is another chance.
+/// reads in a held view is read within 10 frames), passes 4 and 5 on every 4th changed frame while no code is
+/// in view, trying one region: the next frame is another chance.
 /// Not thread-safe: one per decoding thread.
 public final class QRFrameDecoder {
     /// The passes, in the order they run.
@@ -38,8 +38,8 @@ public final class QRFrameDecoder {
     private var changes: FrameChangeDetector?
     private var cadence: LiveCadence?
     private var lastPayloads: [[UInt8]] = []
-    /// The own pass that read the last decoded frame, on a live stream: it runs on the next frame too.
-    private var lastReadingPass: Pass?
+    /// Whether the own passes read the last decoded frame, on a live stream: they run on the next frame too.
+    private var ownPassesReadLast = false
     /// Regions zbar tries per frame in passes 4 and 5, the most often crossed first. On a live stream the
     /// next frame is a new chance: a failed attempt on a bent, dense or half-covered code costs 20 ms and more.
     private let regionsPerPass: Int
@@ -111,22 +111,16 @@ public final class QRFrameDecoder {
         }
         guard changed, payloads.isEmpty else {
             if changed {
-                lastReadingPass = nil
+                ownPassesReadLast = false
             }
             return payloads
         }
-        var readingPass: Pass?
-        // The own pass that read the last frame goes first: the next view likely shows the same code the same way.
-        let order = lastReadingPass.map { first in [first] + Self.liveOwnPasses.filter { $0 != first } } ?? Self.liveOwnPasses
-        for pass in order where cadence.ownPassesDue(readingLast: lastReadingPass != nil) {
-            Self.add(run(pass, luma, width: width, height: height), to: &payloads)
-            if !payloads.isEmpty {
-                // On a stream the next frame is another chance: the first own pass that reads ends the search.
-                readingPass = pass
-                break
+        if cadence.ownPassesDue(readingLast: ownPassesReadLast) {
+            for pass in Self.liveOwnPasses {
+                Self.add(run(pass, luma, width: width, height: height), to: &payloads)
             }
         }
-        lastReadingPass = readingPass
+        ownPassesReadLast = !payloads.isEmpty
         return payloads
     }
 
