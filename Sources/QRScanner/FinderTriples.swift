@@ -38,8 +38,8 @@ enum FinderTriples {
     }
 
     /// Whether two finders' centres are within `modules` of the larger one's modules, across and down.
-    static func isNear(_ finder: FinderPatternLocator.Finder, _ other: FinderPatternLocator.Finder, modules: Int, plus pixels: Int = 0) -> Bool {
-        let reach = modules * max(finder.module, other.module) + pixels
+    static func isNear(_ finder: FinderPatternLocator.Finder, _ other: FinderPatternLocator.Finder, modules: Int) -> Bool {
+        let reach = modules * max(finder.module, other.module)
         return abs(finder.x - other.x) < reach && abs(finder.y - other.y) < reach
     }
 

@@ -1,30 +1,33 @@
 /// Turns one grey frame into the payloads of the QR codes it shows.
 ///
-/// The passes run cheapest first, each only when the ones before found nothing (`make bench-qr`, docs/qr.md):
-/// 1. zxing-cpp over the frame at half size, where the finder search at half size sees a finder pattern:
-///    most codes a camera shows, at a quarter of the cost;
-/// 2. zxing-cpp over the whole frame at full resolution (no scaled-down search: pass 1 is that);
-/// 3. zbar over the whole frame, as libzbar's default does it, so no code it reads is lost; only where
-///    three distinct dark-on-light finder patterns are in view (zbar reads nothing with fewer);
+/// It reads every code either library reads on its own, by construction (docs/qr.md):
+/// 1. zxing-cpp's own default call (`ReadBarcodes`, its default hints, QR only) on every frame: whatever the
+///    frame, every code that call reads is read, with all the codes it reads in the frame;
+/// 2. libzbar's whole-frame scan, as its default does it, on every frame the first read nothing in: whatever
+///    the frame, every code libzbar reads there is read;
+/// then, on those frames too, the decoder's own passes, each adding what it reads (every code counts):
+/// 3. zxing-cpp over the frame at half size, where the finder search at half size sees a finder pattern;
 /// 4. the full-resolution finder triples squared up on their three finders (one affine map), or twice
 ///    the size for modules of 3 pixels or less: tilted and bent codes both libraries miss;
 /// 5. finder patterns at half resolution with light and dark swapped; zbar scans the region of each
 ///    triple that shows a timing pattern: light-on-dark codes, which neither library reads.
-/// On a live stream, the pass that read the last frame goes first (the next frame most likely shows the
-/// same code the same way); passes 2 and 3, the full-resolution scans, run only where three distinct finder
-/// patterns are in view and at a bounded cadence (`FullScanCadence`), pass 2 on every frame at 500 pixels and
-/// less; passes 4 and 5 run every other frame, not while a code is likely in view, and try one region: the
-/// next frame is another chance.
+/// On a live stream (`LiveCadence`), pass 1 runs on every changed frame, pass 2 on a schedule (every code it
+/// reads in a held view is read within 10 frames), passes 4 and 5 on every 4th changed frame while no code is
+/// in view, trying one region: the next frame is another chance.
 /// Not thread-safe: one per decoding thread.
 public final class QRFrameDecoder {
     /// The passes, in the order they run.
     public enum Pass: String, CaseIterable, Sendable {
-        case zxingHalf, zxing, wholeFrame, squaredUp, lightOnDark
+        case zxing, wholeFrame, zxingHalf, squaredUp, lightOnDark
     }
 
-    /// Frames whose longest side is larger than this get pass 1, and on a stream pass 2 only at its cadence;
-    /// smaller ones go to pass 2 at once, as zxing-cpp searches a scaled-down copy only above it (its
-    /// `downscaleThreshold`): a small frame's codes have small modules, and pass 2 costs little there.
+    /// The decoder's own passes: beyond what either library reads on its own.
+    private static let ownPasses: [Pass] = [.zxingHalf, .squaredUp, .lightOnDark]
+    /// On a stream zxing-cpp's default call reads every frame, scaled down too: its half-size pass is left out.
+    private static let liveOwnPasses: [Pass] = [.squaredUp, .lightOnDark]
+
+    /// Frames whose longest side is larger than this get pass 3: zxing-cpp searches a scaled-down copy only
+    /// above it (its `downscaleThreshold`), and a smaller frame's codes have small modules.
     private static let halfSizeAbove = 500
 
     private let scanner = ZBarImageScanner()
@@ -33,106 +36,113 @@ public final class QRFrameDecoder {
     private var halfLocator = FinderPatternLocator()
     private var fullLocator = FinderPatternLocator()
     private var changes: FrameChangeDetector?
-    private var fullScans: FullScanCadence?
+    private var cadence: LiveCadence?
     private var lastPayloads: [[UInt8]] = []
-    /// The pass that read the last decoded frame, on a live stream.
-    private var lastReadingPass: Pass?
+    /// Whether the own passes read the last decoded frame, on a live stream: they run on the next frame too.
+    private var ownPassesReadLast = false
     /// Regions zbar tries per frame in passes 4 and 5, the most often crossed first. On a live stream the
     /// next frame is a new chance: a failed attempt on a bent, dense or half-covered code costs 20 ms and more.
     private let regionsPerPass: Int
     /// The current frame's half-size copy, its credible dark-on-light finder patterns (at full-resolution
-    /// scale: at half size, then with those at full size), its finder patterns at full size, and whether it gets
-    /// the full-resolution scans; each made once however many passes need them.
+    /// scale: at half size, then with those at full size) and its finder patterns at full size; each made
+    /// once however many passes need them.
     private var half: GreyPlane?
     private var halfMarks: [FinderPatternLocator.Finder]?
     private var marks: [FinderPatternLocator.Finder]?
     private var full: [FinderPatternLocator.Finder]?
-    private var fullResolutionDue: Bool?
-    /// On a stream, passes 4 and 5 run on every other decoded frame: a camera panning over a scene changes
-    /// every frame, and the next one is another chance.
-    private var ownPassesDue = true
 
-    /// `skippingUnchangedFrames`: the frames are a live stream. A frame that has not changed
-    /// since the last one decoded gives that one's payloads again without being decoded, the
-    /// pass that read the last frame goes first, and the full-resolution scans run at most at
-    /// `FullScanCadence`'s rate.
+    /// `skippingUnchangedFrames`: the frames are a live stream. A frame that has not changed since the last
+    /// one decoded gives that one's payloads again without being decoded, and libzbar's scan and the own
+    /// passes run at `LiveCadence`'s rate.
     public init(skippingUnchangedFrames: Bool = false) {
         changes = skippingUnchangedFrames ? FrameChangeDetector() : nil
-        fullScans = skippingUnchangedFrames ? FullScanCadence() : nil
+        cadence = skippingUnchangedFrames ? LiveCadence() : nil
         regionsPerPass = skippingUnchangedFrames ? 1 : FinderTriples.maximumRegions
     }
 
     /// The bytes of each QR code in the frame (`width * height` luma bytes, row by row), each once, as the
-    /// code holds them. `passes`: these alone, in this order (the benchmark measures each pass on its own).
+    /// code holds them. `passes`: these alone, each run, in this order (the benchmark measures each on its own).
     public func decode(luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int, passes: [Pass]? = nil) -> [[UInt8]] {
         precondition(luma.count >= width * height, "a frame holds width * height bytes")
-        fullScans?.frameArrived(withCode: !lastPayloads.isEmpty)
-        if changes?.hasChanged(luma, width: width, height: height) == false {
-            return lastPayloads
-        }
         defer {
             half = nil
             halfMarks = nil
             marks = nil
             full = nil
-            fullResolutionDue = nil
         }
         var payloads: [[UInt8]] = []
-        var readingPass: Pass?
-        let large = max(width, height) > Self.halfSizeAbove
-        for pass in passes ?? passOrder() where isDue(pass, large: large) {
-            for payload in run(pass, luma, width: width, height: height) where !payloads.contains(payload) {
-                payloads.append(payload)
+        if let passes {
+            for pass in passes {
+                Self.add(run(pass, luma, width: width, height: height), to: &payloads)
             }
-            if !payloads.isEmpty {
-                readingPass = pass
-                break
+        } else if cadence != nil {
+            payloads = decodeLive(luma, width: width, height: height)
+        } else {
+            payloads = run(.zxing, luma, width: width, height: height)
+            // zxing-cpp read nothing: libzbar's scan and every own pass, each adding what it reads.
+            if payloads.isEmpty {
+                for pass in [Pass.wholeFrame] + Self.ownPasses {
+                    Self.add(run(pass, luma, width: width, height: height), to: &payloads)
+                }
             }
-        }
-        if changes != nil {
-            lastReadingPass = readingPass
-            ownPassesDue.toggle()
         }
         lastPayloads = payloads
         return payloads
     }
 
-    /// The passes in their order, the one that read the last frame first. The whole-frame zbar pass never
-    /// goes first: a code only it reads is read at its cadence, and every cheaper pass is tried before.
-    private func passOrder() -> [Pass] {
-        guard let first = lastReadingPass, first != .wholeFrame else { return Pass.allCases }
-        return [first] + Pass.allCases.filter { $0 != first }
+    /// A frame of a live stream: an unchanged one gives the last one's payloads, with libzbar's scan of that
+    /// view when due; a changed one gets zxing-cpp's default call, libzbar's scan when due, and the own passes
+    /// at their cadence where neither library read anything.
+    private func decodeLive(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
+        guard var cadence, var changes else { return [] }
+        defer {
+            self.cadence = cadence
+            self.changes = changes
+        }
+        cadence.frameArrived(withCode: !lastPayloads.isEmpty)
+        let changed = changes.hasChanged(luma, width: width, height: height)
+        var payloads = changed ? run(.zxing, luma, width: width, height: height) : lastPayloads
+        if changed {
+            cadence.viewChanged()
+        }
+        if cadence.zbarDue {
+            cadence.zbarScanned()
+            Self.add(run(.wholeFrame, luma, width: width, height: height), to: &payloads)
+        }
+        guard changed, payloads.isEmpty else {
+            if changed {
+                ownPassesReadLast = false
+            }
+            return payloads
+        }
+        if cadence.ownPassesDue(readingLast: ownPassesReadLast) {
+            for pass in Self.liveOwnPasses {
+                Self.add(run(pass, luma, width: width, height: height), to: &payloads)
+            }
+        }
+        ownPassesReadLast = !payloads.isEmpty
+        return payloads
     }
 
-    /// Whether a pass runs on this frame: always on single frames; on a stream, the full-resolution scans only when
-    /// their cadence may let them (the finder search that gates them is skipped otherwise), zxing-cpp's also when
-    /// it read the last frame and on every frame at 500 pixels and less; passes 4 and 5 every other frame and not while a code another pass read is likely still
-    /// in view (a dense code's many finder-like marks cost 50 to 180 ms to pair), unless one of them read the last frame.
-    private func isDue(_ pass: Pass, large: Bool) -> Bool {
-        guard changes != nil else { return true }
-        switch pass {
-        case .zxingHalf: return true
-        case .zxing: return !large || pass == lastReadingPass || fullScans?.mayBeDue ?? true
-        case .wholeFrame: return fullResolutionDue ?? fullScans?.mayBeDue ?? true
-        case .squaredUp, .lightOnDark: return pass == lastReadingPass || (ownPassesDue && fullScans?.codeLikelyInView == false)
+    /// Adds each payload not already there, in order.
+    private static func add(_ found: [[UInt8]], to payloads: inout [[UInt8]]) {
+        for payload in found where !payloads.contains(payload) {
+            payloads.append(payload)
         }
     }
 
     private func run(_ pass: Pass, _ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
         switch pass {
         case .zxing:
-            let gated = changes != nil && max(width, height) > Self.halfSizeAbove && pass != lastReadingPass
-            guard !gated || fullResolutionScansDue(luma, width: width, height: height) else { return [] }
-            return zxing.scan(luma, width: width, height: height, downscaled: false)
+            return zxing.scan(luma, width: width, height: height, .libraryDefault)
+        case .wholeFrame:
+            return scanner.scan(luma, width: width, height: height)
         case .zxingHalf:
-            // Without a finder pattern at half size the modules are too small there: pass 2 reads those.
+            // Without a finder pattern at half size the modules are too small there for this pass.
             guard max(width, height) > Self.halfSizeAbove, !halfSizeMarks(luma, width: width, height: height).isEmpty, let plane = half else { return [] }
-            return plane.pixels.withUnsafeBufferPointer { zxing.scan($0, width: plane.width, height: plane.height, downscaled: true) }
+            return plane.pixels.withUnsafeBufferPointer { zxing.scan($0, width: plane.width, height: plane.height, .halfSize) }
         case .lightOnDark:
             return lightOnDarkPass(luma, width: width, height: height)
-        case .wholeFrame:
-            guard fullResolutionScansDue(luma, width: width, height: height) else { return [] }
-            return scanner.scan(luma, width: width, height: height)
         case .squaredUp:
             // Nothing to square up without three finders in view.
             guard Self.mayHoldCode(darkMarks(luma, width: width, height: height)) else { return [] }
@@ -148,16 +158,6 @@ public final class QRFrameDecoder {
                 return self.scan(upright)
             }
         }
-    }
-
-    /// Whether this frame gets the full-resolution scans (zxing-cpp, then zbar over the whole frame), decided
-    /// once a frame: only where three distinct finder patterns are in view, and on a stream at `FullScanCadence`'s rate.
-    private func fullResolutionScansDue(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> Bool {
-        if let fullResolutionDue { return fullResolutionDue }
-        let marks = darkMarks(luma, width: width, height: height)
-        let due = Self.mayHoldCode(marks) && (fullScans?.mayScan(marks: marks) ?? true)
-        fullResolutionDue = due
-        return due
     }
 
     /// The frame at half size (each pixel the mean of four), made once a frame: sensor noise, JPEG blocks,
@@ -216,8 +216,7 @@ public final class QRFrameDecoder {
         }
     }
 
-    /// zbar reads no code without three finder patterns. Where fewer than three distinct ones are in view,
-    /// its whole-frame pass would find nothing: an empty scene's few square marks do not pay for it.
+    /// Three distinct finder patterns: the corners of a code to square up.
     private static func mayHoldCode(_ marks: [FinderPatternLocator.Finder]) -> Bool {
         FinderTriples.distinct(marks).count >= 3
     }

@@ -68,6 +68,21 @@ enum Fixtures {
     /// A few real photos the decoder reads upright, each turned by every multiple of 15 degrees.
     static let turnedPhotos: [PhotoFrame] = realPhotoSet("turns", ["qrcode-1/1", "qrcode-3/01", "qrcode-4/01"])
 
+    /// The frames of a set of tools/qrfixtures/realphotos.py (`realqr`, `webcam`, `sweep`, `mosaics`), each with
+    /// its manifest's category; `arguments` after the set's name.
+    static func photoFrames(_ set: String, _ arguments: [String] = []) -> [(path: String, category: String)] {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("qrphotos-\(set)-\(getpid())")
+        try? FileManager.default.removeItem(at: out)
+        run("/usr/bin/python3", [packageRoot.appendingPathComponent("tools/qrfixtures/realphotos.py").path, realPhotoFolder, out.path, set] + arguments)
+        return table(out.appendingPathComponent(set)).map { ($0[0], $0[2]) }
+    }
+
+    /// The generated sets' frames: the robustness set, the bench frames, the exact-bytes codes, the realistic sample.
+    static var generatedFrames: [String] {
+        let folders = ["robustness", "bench", "exact"].map { directory.appendingPathComponent($0) }
+        return folders.flatMap { table($0).map { $0[0] } } + realisticSample.map(\.image.path)
+    }
+
     /// The real photos: `../shared/fixtures/realqr` beside the repository, used in place.
     static let realPhotoFolder = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/realqr").path
 
@@ -135,6 +150,12 @@ struct GreyImage {
     let width: Int
     let height: Int
     let pixels: [UInt8]
+
+    init(width: Int, height: Int, pixels: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
 
     init?(contentsOf url: URL) {
         guard let data = try? Data(contentsOf: url) else { return nil }

@@ -22,19 +22,20 @@ struct FrameMailboxTests {
         #expect(mailbox.droppedFrames == 4)
     }
 
-    @Test func aRecordedSourceWaitsSoThatNoFrameIsLost() async {
+    // A producer that waits runs on a thread of its own, as the scanner's reader does: never on the tasks' pool, which
+    // has as many threads as cores (2 here), so that two tests waiting on it at once would wait for each other.
+    @Test func aRecordedSourceWaitsSoThatNoFrameIsLost() {
         let mailbox = FrameMailbox()
-        let producer = Task.detached {
+        Thread {
             for number in 0..<6 {
                 mailbox.deliver(Frame(width: 1, height: 1, luma: [UInt8(number)], time: .seconds(number)), live: false)
             }
             mailbox.finish()
-        }
+        }.start()
         var times: [Duration] = []
         while case .frame(let frame) = mailbox.take() {
             times.append(frame.time)
         }
-        await producer.value
         #expect(times == (0..<6).map { .seconds($0) })
         #expect(mailbox.droppedFrames == 0)
     }
@@ -42,10 +43,12 @@ struct FrameMailboxTests {
     @Test func stoppingReleasesAWaitingProducer() async {
         let mailbox = FrameMailbox()
         #expect(mailbox.deliver(frame(0), live: false))
-        let blocked = Task.detached { mailbox.deliver(Frame(width: 1, height: 1, luma: [1], time: .seconds(1)), live: false) }
+        async let delivered = withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            Thread { continuation.resume(returning: mailbox.deliver(Frame(width: 1, height: 1, luma: [1], time: .seconds(1)), live: false)) }.start()
+        }
         while !mailbox.readerIsWaiting { await Task.yield() }
         mailbox.stop()
-        #expect(await blocked.value == false)
+        #expect(await delivered == false)
         #expect(mailbox.take() == nil)
     }
 }

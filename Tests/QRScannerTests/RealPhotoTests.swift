@@ -8,7 +8,7 @@ func zxingDefaultDecodes(_ image: GreyImage) -> [[UInt8]] {
     guard let reader = czx_reader_create() else { return [] }
     defer { czx_reader_destroy(reader) }
     return image.pixels.withUnsafeBufferPointer { pixels in
-        let count = czx_reader_read(reader, pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), CZX_TRY_HARDER | CZX_TRY_DOWNSCALE)
+        let count = czx_reader_read_default(reader, pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width))
         return (0..<count).compactMap { index in
             var length = 0
             guard let bytes = czx_reader_payload(reader, index, &length) else { return nil }

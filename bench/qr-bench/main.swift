@@ -6,7 +6,8 @@
 // prints, per frame: path, milliseconds per decode (mean of REPEAT), payloads in hex (comma separated)
 // --live: each stream's frames in order through one decoder, as the daemon decodes a camera; prints,
 // per stream: path, frames, share of one core at the stream's frame rate (reading the file included),
-// and each payload in hex with the number of the first frame it was read in (hex@frame, comma separated)
+// and each payload in hex with the number of the first frame it was read in and the number of frames it was
+// read in (hex@first#frames, comma separated)
 import Foundation
 import QRScanner
 
@@ -23,19 +24,23 @@ func playLive(_ paths: [String]) {
             exit(1)
         }
         let decoder = QRFrameDecoder(skippingUnchangedFrames: true)
-        var firstSeen: [(payload: [UInt8], frame: Int)] = []
+        var seenIn: [(payload: [UInt8], first: Int, frames: Int)] = []
         var frames = 0
         let start = threadCPUMilliseconds()
         while let luma = stream.nextLuma() {
             let payloads = luma.withUnsafeBufferPointer { decoder.decode(luma: $0, width: stream.width, height: stream.height) }
-            for payload in payloads where !firstSeen.contains(where: { $0.payload == payload }) {
-                firstSeen.append((payload, frames))
+            for payload in payloads {
+                if let index = seenIn.firstIndex(where: { $0.payload == payload }) {
+                    seenIn[index].frames += 1
+                } else {
+                    seenIn.append((payload, frames, 1))
+                }
             }
             frames += 1
         }
         let milliseconds = threadCPUMilliseconds() - start
         let share = milliseconds / (Double(frames) / stream.framesPerSecond * 1000)
-        let seen = firstSeen.map { $0.payload.map { String(format: "%02x", $0) }.joined() + "@\($0.frame)" }.joined(separator: ",")
+        let seen = seenIn.map { $0.payload.map { String(format: "%02x", $0) }.joined() + "@\($0.first)#\($0.frames)" }.joined(separator: ",")
         print("\(path)\t\(frames)\t\(String(format: "%.4f", share))\t\(seen)")
     }
 }

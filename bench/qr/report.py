@@ -32,8 +32,22 @@ def manifest(folder):
 
 
 def reads(expected, payloads):
-    """The real-photo manifests give a text's bytes in each charset it may be in, "|" between them."""
-    return any(alternative in payloads for alternative in expected.split("|"))
+    """The codes of a frame read: the manifests give a frame's codes "," apart, and a text's bytes in each
+    charset it may be in, "|" between them."""
+    return sum(1 for code in expected.split(",") if any(alternative in payloads for alternative in code.split("|")))
+
+
+def codes(expected):
+    return len(expected.split(","))
+
+
+def superset_misses(frames, results, zbar_bytes):
+    """Frame by frame: the frames in which ours misses a code zxing-cpp's default reads, and those in which
+    zxing-cpp reads nothing and ours misses a code libzbar's default (bytes unconverted) reads."""
+    missed_zxing = [frame for frame in frames if not set(results["zxing"][frame][1]) <= set(results["ours"][frame][1])]
+    missed_zbar = [frame for frame in frames if not results["zxing"][frame][1]
+                   and not set(zbar_bytes[frame][1]) <= set(results["ours"][frame][1])]
+    return missed_zxing, missed_zbar
 
 
 def median(values):
@@ -45,47 +59,60 @@ def median(values):
 PHOTO_SETS = [("realqr", "each photo one grey frame, longest side at most 1280"),
               ("webcam", "each photo fitted into a webcam's frame"),
               ("rotated", "each photo turned by 15 degrees times its index")]
-PASSES = ["zxingHalf", "zxing", "wholeFrame", "squaredUp", "lightOnDark"]
+# Checked frame by frame too, not counted in the CPU median (the three sets above are the real photos' frames).
+MORE_SETS = [("sweep", "each photo at every multiple of 15 degrees"),
+             ("mosaics", "2 to 12 photos pasted side by side in one frame")]
+PASSES = ["zxing", "wholeFrame", "zxingHalf", "squaredUp", "lightOnDark"]
+TIMING_REPEAT = 3
 
 
-def real_photos(fixtures, decoders):
-    """Codes read per category for each decoder, the two libraries' union, and CPU per frame."""
+def real_photos(fixtures, decoders, zbar_bytes_command):
+    """Codes read per category for each decoder, the two libraries' union, CPU per frame (the mean of
+    TIMING_REPEAT decodes), and the superset property frame by frame."""
     names = [name for name, _ in decoders if name != "ours-still"]
     everything = {name: [] for name in names}
     outcome = {}
-    for folder, description in PHOTO_SETS:
+    for folder, description in PHOTO_SETS + MORE_SETS:
         rows = manifest(os.path.join(fixtures, folder))
         frames = [os.path.join(fixtures, folder, row[0]) for row in rows]
-        results = {name: decode(command, 1, frames) for name, command in decoders if name in names}
+        timed = folder not in dict(MORE_SETS)
+        chosen_names = names if timed else ["ours", "zbar", "zxing"]
+        results = {name: decode(command, TIMING_REPEAT if timed else 1, frames) for name, command in decoders if name in chosen_names}
         outcome[folder] = (rows, results)
         print()
-        print("real photographs, %s (%s, %d frames): codes read per category, median ms of CPU a frame" % (folder, description, len(rows)))
-        print("%-12s" % "category" + "".join("%15s" % name for name in names) + "%12s" % "libs union"
+        print("real photographs, %s (%s, %d frames): codes read per category%s" % (folder, description, len(rows), ", median ms of CPU a frame" if timed else ""))
+        print("%-12s" % "category" + "".join("%15s" % name for name in chosen_names) + "%12s" % "libs union"
               + "   ours/best lib   ours/union")
         categories = in_order(row[2] for row in rows)
-        totals = {name: 0 for name in names + ["union"]}
         for category in categories + ["total"]:
             chosen = [row for row in rows if category in (row[2], "total")]
-            read = {name: sum(1 for frame, expected, _ in chosen if reads(expected, results[name][frame][1])) for name in names}
-            read["union"] = sum(1 for frame, expected, _ in chosen
-                                if reads(expected, results["zbar"][frame][1]) or reads(expected, results["zxing"][frame][1]))
+            marked = sum(codes(expected) for _, expected, _ in chosen)
+            read = {name: sum(reads(expected, results[name][frame][1]) for frame, expected, _ in chosen) for name in chosen_names}
+            read["union"] = sum(reads(expected, results["zbar"][frame][1] + results["zxing"][frame][1]) for frame, expected, _ in chosen)
             best = max(read["zbar"], read["zxing"])
-            print("%-12s" % category + "".join("%11d/%-3d" % (read[name], len(chosen)) for name in names) + "%8d/%-3d" % (read["union"], len(chosen))
+            print("%-12s" % category + "".join("%11d/%-3d" % (read[name], marked) for name in chosen_names) + "%8d/%-3d" % (read["union"], marked)
                   + "   %13.2f   %10.2f" % (read["ours"] / best if best else 1.0, read["ours"] / read["union"] if read["union"] else 1.0))
-        cost = {name: median(results[name][row[0]][0] for row in rows) for name in names}
-        print("%-12s" % "median ms" + "".join("%15.2f" % cost[name] for name in names) + "   ours/zxing %.2f" % (cost["ours"] / cost["zxing"]))
-        for name in names:
-            everything[name] += [results[name][row[0]][0] for row in rows]
-        wrong = [(name, row[0]) for name in names for row in rows if any(p not in row[1].split("|") for p in results[name][row[0]][1])]
+        if timed:
+            cost = {name: median(results[name][row[0]][0] for row in rows) for name in names}
+            print("%-12s" % "median ms" + "".join("%15.2f" % cost[name] for name in names) + "   ours/zxing %.2f" % (cost["ours"] / cost["zxing"]))
+            for name in names:
+                everything[name] += [results[name][row[0]][0] for row in rows]
+        unread = [frame for frame in (row[0] for row in rows) if not results["zxing"][frame][1]]
+        zbar_bytes = decode(zbar_bytes_command, 1, [os.path.join(fixtures, folder, frame) for frame in unread]) if unread else {}
+        missed_zxing, missed_zbar = superset_misses([row[0] for row in rows], results, zbar_bytes)
+        print("frame by frame: ours misses a code zxing-cpp's default reads in %d of %d frames; zxing-cpp reads nothing in %d, "
+              "and there ours misses a code libzbar's default reads in %d%s"
+              % (len(missed_zxing), len(rows), len(unread), len(missed_zbar),
+                 (": " + " ".join(missed_zxing + missed_zbar)) if missed_zxing or missed_zbar else ""))
+        wrong = [(name, row[0]) for name in chosen_names for row in rows
+                 if any(p not in row[1].replace(",", "|").split("|") for p in results[name][row[0]][1])]
         for name, frame in wrong:
             print("note: %s read a payload that is not the one printed in %s" % (name, frame))
-        for name in ("ours",):
-            missed = [row[0] for row in rows if not reads(row[1], results[name][row[0]][1])
-                      and any(reads(row[1], results[other][row[0]][1]) for other in names)]
-            print("missed by ours, read by another (%d): %s" % (len(missed), " ".join(m.replace(".pgm", "") for m in missed)))
+        missed = [row[0] for row in rows if any(reads(row[1], results[other][row[0]][1]) > reads(row[1], results["ours"][row[0]][1]) for other in chosen_names)]
+        print("missed by ours, read by another (%d): %s" % (len(missed), " ".join(m.replace(".pgm", "") for m in missed)))
     cost = {name: median(times) for name, times in everything.items()}
     print()
-    print("median ms of CPU a frame over all %d real-photo frames: " % len(everything["ours"])
+    print("median ms of CPU a frame (the mean of %d decodes) over all %d real-photo frames: " % (TIMING_REPEAT, len(everything["ours"]))
           + ", ".join("%s %.2f" % (name, cost[name]) for name in names) + "; ours/zxing %.2f" % (cost["ours"] / cost["zxing"]))
     return outcome
 
@@ -94,7 +121,7 @@ def passes(fixtures, command, outcome):
     """Each pass of ours on its own on the real photographs: codes read, codes neither library reads, cost."""
     print()
     print("each pass of ours on its own, over the three real-photo sets: codes read, codes neither library reads,")
-    print("mean ms a frame, and codes read per ms; the decoder runs them in this order, each only where the ones before read nothing")
+    print("mean ms a frame, and codes read per ms; the decoder runs zxing on every frame, the others, in this order, where it reads nothing")
     print("%-14s%8s%14s%10s%12s" % ("pass", "reads", "adds to libs", "ms", "codes/ms"))
     for name in PASSES:
         read = added = 0
@@ -112,20 +139,54 @@ def passes(fixtures, command, outcome):
         print("%-14s%8d%14d%10.2f%12.3f" % (name, read, added, mean, read / (mean * len(milliseconds))))
 
 
-def held(fixtures, command):
-    """Real photos held in view at 1280x720 and 30 fps: CPU share and frames from appearing to the scan."""
+def first_seen(seen):
+    """`ours --live`'s payloads: hex@first frame#frames read in, comma separated."""
+    found = {}
+    for item in seen.split(",") if seen else []:
+        payload, frames = item.rsplit("@", 1)
+        first, count = frames.split("#")
+        found[payload] = (int(first), int(count))
+    return found
+
+
+def held(fixtures, command, references):
+    """Real photos held in view at 1280x720 and 30 fps for 1 s: CPU share, frames from appearing to the scan,
+    and reads per appearance (the code scanned while held) beside reads per frame (frames the code is read in,
+    each frame decoded on its own by the references)."""
     rows = manifest(os.path.join(fixtures, "held"))
     streams = [os.path.join(fixtures, "held", row[0]) for row in rows]
     print()
-    print("real photos held in view, 1280x720 Y4M at 30 fps (5 empty frames, then 30 with the code): share of one core,")
-    print("frames from the code's appearance to its scan (never: not read on the stream)")
+    print("real photos held in view, 1280x720 Y4M at 30 fps (5 empty frames, then 30 with the code, 1 s): share of one core,")
+    print("frames from the code's appearance to its scan (never: not read on the stream), frames of the 30 the code is read in")
+    print("(ours: on the stream, an unchanged frame giving the last one's codes; the references: each frame on its own)")
+    print("%-30s%8s%8s%8s" % ("photo", "CPU", "delay", "ours") + "".join("%10s" % name for name, _ in references))
+    appearances = {name: 0 for name in ["ours"] + [name for name, _ in references] + ["union"]}
+    frames_read = dict.fromkeys(appearances, 0)
+    total_frames = 0
     for line in run(command, ["--live"] + streams):
         path, frames, share, seen = line.split("\t")
         name, expected, category, appears = next(row for row in rows if row[0] == os.path.basename(path))
-        firsts = dict(item.rsplit("@", 1) for item in seen.split(",")) if seen else {}
-        first = [int(firsts[alternative]) for alternative in expected.split("|") if alternative in firsts]
-        delay = first[0] - int(appears) if first else "never"
-        print("%-28s CPU %5.1f%%   delay %s" % (name, 100 * float(share), delay))
+        found = first_seen(seen)
+        mine = [found[alternative] for alternative in expected.split("|") if alternative in found]
+        delay = mine[0][0] - int(appears) if mine else "never"
+        pictures = stream_frames(path, int(appears), os.path.join(fixtures, "held-frames", name.replace(".y4m", "")))
+        total_frames += len(pictures)
+        counts = {"ours": mine[0][1] if mine else 0}
+        union = set()
+        for reference, decoder in references:
+            results = decode(decoder, 1, pictures)
+            read = [index for index, picture in enumerate(pictures) if reads(expected, results[os.path.basename(picture)][1])]
+            counts[reference] = len(read)
+            union |= set(read)
+        counts["union"] = len(union)
+        for key, count in counts.items():
+            frames_read[key] += count
+            appearances[key] += count > 0
+        print("%-30s%7.1f%%%8s%8d" % (name.replace(".y4m", ""), 100 * float(share), delay, counts["ours"])
+              + "".join("%10d" % counts[reference] for reference, _ in references))
+    print("codes held 1 s and scanned (reads per appearance), of %d: " % len(rows)
+          + ", ".join("%s %d" % (key, count) for key, count in appearances.items()))
+    print("frames read (reads per frame), of %d: " % total_frames + ", ".join("%s %d" % (key, count) for key, count in frames_read.items()))
 
 
 def in_order(values):
@@ -220,7 +281,7 @@ def live(fixtures, command, references):
     figures = {}
     for line in run(command, ["--live"] + streams):
         path, frames, share, seen = line.split("\t")
-        firsts = dict(item.rsplit("@", 1) for item in seen.split(",")) if seen else {}
+        firsts = {payload: first for payload, (first, _) in first_seen(seen).items()}
         figures[os.path.basename(path)] = (int(frames), float(share), firsts)
     print()
     print("live camera: 1280x720 Y4M at 30 fps through one decoder as the daemon runs it (skipping unchanged frames)")
@@ -268,9 +329,9 @@ def robustness(fixtures, decoders):
 def main():
     fixtures, repeat = sys.argv[1], int(sys.argv[2])
     decoders = [argument.split("=", 1) for argument in sys.argv[3:]]
-    outcome = real_photos(fixtures, decoders)
+    outcome = real_photos(fixtures, decoders, dict(decoders)["zbar"] + " --binary")
     passes(fixtures, dict(decoders)["ours"], outcome)
-    held(fixtures, dict(decoders)["ours"])
+    held(fixtures, dict(decoders)["ours"], [(name, command) for name, command in decoders if name in ("zbar", "zxing")])
     print()
     print("the generated sets (tools/qrfixtures): the second set")
     bench_costs(fixtures, repeat, decoders)

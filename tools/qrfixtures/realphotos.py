@@ -16,12 +16,18 @@ its bytes in each charset a code may use, "|" between them (bytes in another cha
 Everything is seeded: every run writes the same bytes.
 
   turns      (tests) the photos named on the command line (CATEGORY/NAME), each at every angle from 0 to 345
+  sweep      each photo at ANGLES angles 360/ANGLES degrees apart (24: every multiple of 15), starting from
+             its angle in `rotated`, so that every multiple of 15 degrees is about equally often among them
+  mosaics    frames of 2 to 12 photos pasted side by side (1280x720 up to 6, 1920x1080 above), four of each
+             count, the photos drawn at random (seeded): several codes in one frame
 
-usage: /usr/bin/python3 tools/qrfixtures/realphotos.py REALQR_DIR OUTDIR [realqr|webcam|rotations|live|all]
+usage: /usr/bin/python3 tools/qrfixtures/realphotos.py REALQR_DIR OUTDIR [realqr|webcam|rotations|live|mosaics|all]
        /usr/bin/python3 tools/qrfixtures/realphotos.py REALQR_DIR OUTDIR turns CATEGORY/NAME...
+       /usr/bin/python3 tools/qrfixtures/realphotos.py REALQR_DIR OUTDIR sweep ANGLES
 
 OUTDIR/SET/manifest.tsv        file, expected payload (hex, "|" between the charsets it may be in), category
 OUTDIR/held/manifest.tsv       stream, expected payload (hex), category, first frame with the code
+OUTDIR/mosaics/manifest.tsv    file, each pasted photo's expected payload ("," between them), "N codes"
 """
 import os
 import random
@@ -140,6 +146,41 @@ def rotations(realqr, out):
     write_set(out, "rotated", rows)
 
 
+def sweep(realqr, out, angles):
+    """Each photo at `angles` angles evenly apart, from its angle in `rotated` on."""
+    rows = []
+    step = 24 // angles
+    for index, (category, name, path, expected) in enumerate(photos(realqr)):
+        image = grey(path)
+        for turn in range(angles):
+            angle = 15 * ((index + turn * step) % 24)
+            rows.append((frame_name(category, name).replace(".pgm", "-%03d.pgm" % angle), turned(image, angle), expected, "%03d" % angle))
+    write_set(out, "sweep", rows)
+
+
+def mosaics(realqr, out, each=4):
+    """Frames of 2 to 12 photos side by side in a grid, each fitted into its cell on its own mean grey."""
+    rng = random.Random(39)
+    all_photos = photos(realqr)
+    rows = []
+    for count in range(2, 13):
+        width, height = (1280, 720) if count <= 6 else (1920, 1080)
+        # The fewest columns that are at least as many as the rows.
+        columns = 1
+        while columns < (count + columns - 1) // columns:
+            columns += 1
+        lines = (count + columns - 1) // columns
+        cell = (width // columns, height // lines)
+        for number in range(each):
+            chosen = rng.sample(all_photos, count)
+            frame = Image.new("L", (width, height), 128)
+            for place, (category, name, path, expected) in enumerate(chosen):
+                tile = fitted(grey(path), (cell[0] - 8, cell[1] - 8))
+                frame.paste(tile, ((place % columns) * cell[0] + 4, (place // columns) * cell[1] + 4))
+            rows.append(("mosaic-%02d-%d.pgm" % (count, number), frame, ",".join(e for _, _, _, e in chosen), "%d codes" % count))
+    write_set(out, "mosaics", rows)
+
+
 def live(realqr, out, every=10):
     """Every `every`-th photo held in view at 1280x720 and 30 fps."""
     rng = random.Random(25)
@@ -167,6 +208,10 @@ def main():
     what = sys.argv[3] if len(sys.argv) > 3 else "all"
     if what == "turns":
         turns(realqr, out, sys.argv[4:])
+    if what == "sweep":
+        sweep(realqr, out, int(sys.argv[4]) if len(sys.argv) > 4 else 24)
+    if what in ("mosaics", "all"):
+        mosaics(realqr, out)
     if what in ("realqr", "all"):
         frames(realqr, out)
     if what in ("webcam", "all"):

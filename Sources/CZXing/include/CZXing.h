@@ -14,6 +14,10 @@ typedef struct czx_reader czx_reader;
 czx_reader *czx_reader_create(void);
 void czx_reader_destroy(czx_reader *reader);
 
+/// zxing-cpp's own default call, as a program that links it makes it: ReadBarcodes with the default hints
+/// (tryHarder, tryRotate, tryDownscale), QR codes only. Returns the number of codes read.
+int czx_reader_read_default(czx_reader *reader, const uint8_t *luma, int width, int height, int stride);
+
 /// zxing-cpp's fuller finder search (every row).
 #define CZX_TRY_HARDER 1
 /// A second search on the image scaled down, for large modules and blur.
