@@ -4,7 +4,7 @@ DAEMON_BENCH_TAPS ?= 25
 DAEMON_BENCH_READER ?= 1
 DAEMON_FLOOR_READER := .build/bench/pcsc_read
 
-.PHONY: demo bench-daemon
+.PHONY: demo bench-daemon bench-product-memory
 
 demo: deps
 	$(SWIFT) build --product sealtrust-scand
@@ -20,3 +20,10 @@ bench-daemon: deps
 		--daemon "$$($(SWIFT) build -c release --show-bin-path)/sealtrust-scand"
 
 bench: bench-daemon
+
+# The daemon's and the kiosk's memory under product answers of hostile shapes: a 1 MiB passport of 520,000 zeros and a
+# history of 16,000 events for every read (bench/product-memory/measure.py).
+bench-product-memory: deps
+	$(SWIFT) build -c release --product sealtrust-scand
+	$(SWIFT) build -c release --product sealtrust-kiosk
+	/usr/bin/python3 bench/product-memory/measure.py "$$($(SWIFT) build -c release --show-bin-path)"

@@ -100,6 +100,10 @@ struct EventStreamTests {
         #expect(try httpGet(port: guarded.port, path: "/").status == 200)
         let stream = try HTTPProbe(port: guarded.port)
         #expect(stream.get("/events") && stream.readHead()?.status == 200)
+        // The bridge starts live: a verdict journaled before it reached the daemon is not its to pass on.
+        var online = false
+        while !online, let event = stream.nextEvent() { online = event.name == "station" && event.data.contains("\"online\"") }
+        #expect(online)
         let station = try await rig.connect()
         defer { station.close() }
         let (_, verdict) = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "mdwe")
