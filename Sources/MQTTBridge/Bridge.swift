@@ -10,11 +10,12 @@ import SystemdSupport
 
 /// Every journaled event of one station to the broker, in seq order, nothing lost.
 ///
-/// Events are read through the daemon's `replay` from the acknowledged seq and
-/// published at QoS 1 through a bounded window; a chip's scan waits for its first verdict (`ChipScanHold`). The acknowledged seq advances only over
-/// PUBACKs, is saved in the state directory at most once a second and on stop, and a
-/// session that ends with events unacknowledged makes the bridge read them again from
-/// the daemon: delivery is at least once, repeats come right after a reconnect.
+/// Events are read through the daemon's `replay` from the acknowledged seq and published at QoS 1
+/// through a bounded window (`PublishWindow`); a chip's scan waits for its first verdict
+/// (`ChipScanHold`). The acknowledged seq advances only over PUBACKs of the session's own messages,
+/// is saved in the state directory at most once a second and on stop, and a session that ends with
+/// events unacknowledged makes the bridge read them again from the daemon: delivery is at least
+/// once, repeats come right after a reconnect.
 final class Bridge: BrokerObserver, Service, Sendable {
     let name = "bridge"
     static let windowCapacity = BrokerSettings.sendMaximum
