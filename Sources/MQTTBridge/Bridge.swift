@@ -10,11 +10,12 @@ import SystemdSupport
 
 /// Every journaled event of one station to the broker, in seq order, nothing lost.
 ///
-/// Events are read through the daemon's `replay` from the acknowledged seq and
-/// published at QoS 1 through a bounded window; a chip's scan waits for its first verdict (`ChipScanHold`). The acknowledged seq advances only over
-/// PUBACKs, is saved in the state directory at most once a second and on stop, and a
-/// session that ends with events unacknowledged makes the bridge read them again from
-/// the daemon: delivery is at least once, repeats come right after a reconnect.
+/// Events are read through the daemon's `replay` from the acknowledged seq and published at QoS 1
+/// through a bounded window (`PublishWindow`); a chip's scan waits for its first verdict
+/// (`ChipScanHold`). The acknowledged seq advances only over PUBACKs of the session's own messages,
+/// is saved in the state directory at most once a second and on stop, and a session that ends with
+/// events unacknowledged makes the bridge read them again from the daemon: delivery is at least
+/// once, repeats come right after a reconnect.
 final class Bridge: BrokerObserver, Service, Sendable {
     let name = "bridge"
     static let windowCapacity = BrokerSettings.sendMaximum
@@ -56,7 +57,8 @@ final class Bridge: BrokerObserver, Service, Sendable {
         feed = StationFeed(socketPath: options.socketPath, since: saved)
         replayer = Replayer(socketPath: options.socketPath)
         (linkStarts, linkStarted) = AsyncStream.makeStream(of: BrokerLink.self, bufferingPolicy: .bufferingNewest(1))
-        bridgeLog.notice("publishing to \(options.url!) from seq \(saved + 1) (state in \(seqFile.path))")
+        let brokers = options.urls.map(\.description).joined(separator: ", then ")
+        bridgeLog.notice("publishing to \(brokers) from seq \(saved + 1) (state in \(seqFile.path))")
     }
 
     /// Runs until cancelled, then leaves the broker cleanly and saves the acknowledged seq.
@@ -218,7 +220,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
             }
             let names = Topics(prefix: options.topicPrefix, station: station)
             topics.withLock { $0 = names }
-            var settings = BrokerSettings(address: options.url!, clientID: "sealtrust-mqtt-\(names.station)", credentials: credentials,
+            var settings = BrokerSettings(addresses: options.urls, clientID: "sealtrust-mqtt-\(names.station)", credentials: credentials,
                                           caFile: options.caFile, certificate: options.certificate, key: options.key,
                                           willTopic: names.status, subscriptions: [names.replay])
             settings.retainedWanted = false
@@ -307,14 +309,14 @@ final class Bridge: BrokerObserver, Service, Sendable {
 
     // MARK: BrokerObserver (the link's thread)
 
-    func brokerConnected(session: Int, protocolVersion: Int32, receiveMaximum: Int) {
+    func brokerConnected(session: Int, address: BrokerAddress, protocolVersion: Int32, receiveMaximum: Int) {
         let version = protocolVersion == Int32(MQTT_PROTOCOL_V5) ? "MQTT 5" : "MQTT 3.1.1"
         status.withLock {
-            $0.broker = "\(options.url!) connected (\(version))"
+            $0.broker = "\(address) connected (\(version))"
             $0.brokerOnline = true
         }
         tellSystemd()
-        bridgeLog.notice("connected to \(options.url!) (\(version))")
+        bridgeLog.notice("connected to \(address) (\(version))")
         window.sessionStarted(session, receiveMaximum: receiveMaximum)
         // At once, not when the daemon's next event comes: after a burst, none may come for hours.
         if let from = window.takeResend() { resend(from: from) }
@@ -328,9 +330,10 @@ final class Bridge: BrokerObserver, Service, Sendable {
         }
     }
 
-    func brokerUnavailable(reason: String, retryIn: Duration) {
+    func brokerUnavailable(reason: String, next: BrokerAddress, retryIn: Duration) {
         window.sessionEnded()
-        let text = "\(reason.printable); retry in \(Self.seconds(retryIn)) s"
+        let then = options.urls.count > 1 ? "; \(next) next" : ""
+        let text = "\(reason.printable)\(then); retry in \(Self.seconds(retryIn)) s"
         status.withLock {
             $0.broker = text
             $0.brokerOnline = false

@@ -9,7 +9,8 @@ struct BridgeOptions: Sendable {
 
     var command = Command.bridge
     var socketPath = "/run/sealtrust-scand/scand.sock"
-    var url: BrokerAddress?
+    /// `--url`, in the order given: the first that answers is used, the first of all whenever it answers again.
+    var urls: [BrokerAddress] = []
     var topicPrefix = "sealtrust"
     var credentialsPath: String?
     var caFile: String?
@@ -20,10 +21,10 @@ struct BridgeOptions: Sendable {
     var outputDirectory: String?
 
     static let usage = """
-        usage: sealtrust-mqtt [--socket PATH] --url mqtt://HOST[:PORT]|mqtts://HOST[:PORT] [--topic-prefix P]
+        usage: sealtrust-mqtt [--socket PATH] --url mqtt://HOST[:PORT]|mqtts://HOST[:PORT]... [--topic-prefix P]
                               [--credentials FILE] [--ca FILE] [--cert FILE --key FILE] [--state-dir DIR]
                               [--version] [--help]
-               sealtrust-mqtt watch --url URL [--topic-prefix P] [--credentials FILE] [--ca FILE] [--cert FILE --key FILE]
+               sealtrust-mqtt watch --url URL... [--topic-prefix P] [--credentials FILE] [--ca FILE] [--cert FILE --key FILE]
                                     [--output DIR]
         """
 
@@ -44,7 +45,9 @@ struct BridgeOptions: Sendable {
             guard name.hasPrefix("--") else { throw UsageError("unexpected argument '\(argument.printable)' (see --help)") }
             guard let value = inline ?? rest.popFirst() else { throw UsageError("\(name) needs a value") }
             switch name {
-            case "--url": options.url = try BrokerAddress(parsing: value)
+            case "--url":
+                options.urls.append(try BrokerAddress(parsing: value))
+                guard options.urls.count <= 8 else { throw UsageError("--url: at most 8 brokers") }
             case "--topic-prefix":
                 guard !value.isEmpty, !value.contains("+"), !value.contains("#"), !value.hasSuffix("/"),
                       value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }), value.utf8.count <= 200
@@ -60,9 +63,9 @@ struct BridgeOptions: Sendable {
             default: throw UsageError("unknown option \(name.printable) (see --help)")
             }
         }
-        guard let url = options.url else { throw UsageError("--url is required (see --help)") }
+        guard !options.urls.isEmpty else { throw UsageError("--url is required (see --help)") }
         guard (options.certificate == nil) == (options.key == nil) else { throw UsageError("--cert and --key go together") }
-        if !url.usesTLS && (options.caFile != nil || options.certificate != nil) {
+        if !options.urls.contains(where: \.usesTLS) && (options.caFile != nil || options.certificate != nil) {
             throw UsageError("--ca, --cert and --key need an mqtts:// URL")
         }
         return options

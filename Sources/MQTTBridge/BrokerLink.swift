@@ -11,6 +11,11 @@ import Synchronization
 /// daemon's journal by the bridge, so the bridge alone decides what goes out, in order.
 /// Attempts wait `ReconnectBackoff` (1 s doubling to `longestWait`, with jitter), reset after a
 /// CONNACK. An MQTT 5 CONNECT refused for its protocol version is retried at once as 3.1.1.
+///
+/// With several brokers (`--url` repeated), a failed or lost one is followed at once by the next, and the back-off
+/// waits only once every broker has failed in turn; on a later broker, the first is tried every
+/// `returnCheckInterval` (`BrokerProbe`), and once it answers the session ends cleanly and the link goes back to it.
+/// Each session sets its will and its status on the broker it is with.
 final class BrokerLink: Sendable {
     private struct Live: Sendable {
         var handle: MosquittoHandle?
@@ -27,6 +32,8 @@ final class BrokerLink: Sendable {
     private let observer: any BrokerObserver
     private let live = Mutex(Live())
     private let stopping = Atomic<Bool>(false)
+    /// Set by a probe when the first broker answers again.
+    private let firstAnswers = Atomic<Bool>(false)
 
     init(settings: BrokerSettings, observer: any BrokerObserver) {
         self.settings = settings
@@ -75,30 +82,47 @@ final class BrokerLink: Sendable {
     private var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
     private func runSessions() {
+        let addresses = settings.addresses
         var backoff = ReconnectBackoff(longest: Self.longestWait)
-        var version = Int32(MQTT_PROTOCOL_V5)
+        var versions = addresses.map { _ in Int32(MQTT_PROTOCOL_V5) }
+        var index = 0
+        /// Brokers that failed in a row since the last accepted session: the back-off waits once all have.
+        var failedInTurn = 0
         var session = 0
         while !isStopping {
             session += 1
-            let context = SessionContext(session: session, protocolVersion: version, observer: observer)
-            let outcome = withExtendedLifetime(context) { runSession(session, version: version, context: context) }
+            let address = addresses[index]
+            let context = SessionContext(session: session, address: address, protocolVersion: versions[index], observer: observer)
+            let outcome = withExtendedLifetime(context) { runSession(session, at: index, version: versions[index], context: context) }
+            let reason: String
             switch outcome {
             case .stopped:
                 return
-            case .protocolRefused where version == Int32(MQTT_PROTOCOL_V5):
-                version = Int32(MQTT_PROTOCOL_V311)
-                bridgeLog.notice("the broker does not speak MQTT 5; using MQTT 3.1.1")
+            case .protocolRefused where versions[index] == Int32(MQTT_PROTOCOL_V5):
+                versions[index] = Int32(MQTT_PROTOCOL_V311)
+                bridgeLog.notice("the broker \(address) does not speak MQTT 5; using MQTT 3.1.1")
+                continue
+            case .returning:
+                index = 0
+                failedInTurn = 0
+                backoff.reset()
+                observer.brokerUnavailable(reason: "left \(address), since \(addresses[0]) answers again", next: addresses[0], retryIn: .zero)
                 continue
             case .protocolRefused:
-                let wait = backoff.next()
-                observer.brokerUnavailable(reason: "the broker refused MQTT 3.1.1 too", retryIn: wait)
-                pause(for: wait)
-            case .failed(let reason, let accepted):
-                if accepted { backoff.reset() }
-                let wait = backoff.next()
-                observer.brokerUnavailable(reason: reason, retryIn: wait)
-                pause(for: wait)
+                reason = "\(address) refused MQTT 3.1.1 too"
+            case .failed(let why, let accepted):
+                reason = why
+                if accepted {
+                    backoff.reset()
+                    failedInTurn = 0
+                }
             }
+            failedInTurn += 1
+            index = (index + 1) % addresses.count
+            let wait = failedInTurn >= addresses.count ? backoff.next() : .zero
+            if failedInTurn >= addresses.count { failedInTurn = 0 }
+            observer.brokerUnavailable(reason: reason, next: addresses[index], retryIn: wait)
+            pause(for: wait)
         }
     }
 
@@ -106,9 +130,29 @@ final class BrokerLink: Sendable {
         case stopped
         case protocolRefused
         case failed(reason: String, accepted: Bool)
+        /// The first broker answers again: this later one was left cleanly for it.
+        case returning
     }
 
-    private func runSession(_ session: Int, version: Int32, context: SessionContext) -> SessionOutcome {
+    /// Tries the first broker every `returnCheckInterval` while `session` runs on a later one; sets `firstAnswers`.
+    private func watchForTheFirst(during session: Int) {
+        let first = settings.addresses[0]
+        let interval = settings.returnCheckInterval
+        OSThread.start(name: "mqtt-probe") { [self] in
+            while true {
+                OSThread.pause(for: interval)
+                let current = live.withLock { $0.session }
+                guard current == session, !isStopping else { return }
+                if BrokerProbe.answers(first, within: .seconds(2)) {
+                    firstAnswers.store(true, ordering: .sequentiallyConsistent)
+                    return
+                }
+            }
+        }
+    }
+
+    private func runSession(_ session: Int, at index: Int, version: Int32, context: SessionContext) -> SessionOutcome {
+        let address = settings.addresses[index]
         guard let handle = MosquittoHandle(clientID: settings.clientID, context: Unmanaged.passUnretained(context).toOpaque()) else {
             return .failed(reason: "libmosquitto could not make a client (out of memory)", accepted: false)
         }
@@ -118,7 +162,7 @@ final class BrokerLink: Sendable {
             try handle.setSendMaximum(BrokerSettings.sendMaximum)
             try handle.setNoDelay()
             if let credentials = settings.credentials { try handle.setCredentials(user: credentials.user, password: credentials.password) }
-            if settings.address.usesTLS {
+            if address.usesTLS {
                 if let problem = TLSFileCheck.problem(in: settings) { return .failed(reason: problem, accepted: false) }
                 try handle.setTLS(caFile: settings.caFile, certificate: settings.certificate, key: settings.key)
             }
@@ -129,37 +173,43 @@ final class BrokerLink: Sendable {
         live.withLock { $0 = Live(handle: handle, session: session, ready: false) }
         defer { live.withLock { $0 = Live(handle: nil, session: session, ready: false) } }
         do {
-            try handle.connect(host: settings.address.host, port: settings.address.port, keepalive: settings.keepaliveSeconds)
+            try handle.connect(host: address.host, port: address.port, keepalive: settings.keepaliveSeconds)
         } catch {
-            return .failed(reason: "cannot connect to \(settings.address): \(context.explain(error, host: settings.address.host))", accepted: false)
+            return .failed(reason: "cannot connect to \(address): \(context.explain(error, host: address.host))", accepted: false)
         }
         let started = ContinuousClock.now
+        firstAnswers.store(false, ordering: .sequentiallyConsistent)
+        if index > 0 { watchForTheFirst(during: session) }
         while true {
             if isStopping {
                 closeCleanly(handle, context: context)
                 return .stopped
             }
+            if context.accepted && firstAnswers.load(ordering: .sequentiallyConsistent) {
+                closeCleanly(handle, context: context)
+                return .returning
+            }
             do {
                 try handle.loop(milliseconds: 250)
             } catch {
-                if let refusal = context.refusal { return refused(refusal) }
+                if let refusal = context.refusal { return refused(refusal, by: address) }
                 let accepted = context.accepted
-                let what = accepted ? "lost the connection to \(settings.address)" : "no answer to CONNECT from \(settings.address)"
-                return .failed(reason: "\(what): \(context.explain(error, host: settings.address.host))", accepted: accepted)
+                let what = accepted ? "lost the connection to \(address)" : "no answer to CONNECT from \(address)"
+                return .failed(reason: "\(what): \(context.explain(error, host: address.host))", accepted: accepted)
             }
-            if let refusal = context.refusal { return refused(refusal) }
+            if let refusal = context.refusal { return refused(refusal, by: address) }
             if !context.accepted && ContinuousClock.now - started > settings.connackTimeout {
-                return .failed(reason: "\(settings.address) accepted the connection but sent no CONNACK within \(settings.connackTimeout)", accepted: false)
+                return .failed(reason: "\(address) accepted the connection but sent no CONNACK within \(settings.connackTimeout)", accepted: false)
             }
         }
     }
 
-    private func refused(_ code: Int32) -> SessionOutcome {
+    private func refused(_ code: Int32, by address: BrokerAddress) -> SessionOutcome {
         if code == Int32(CONNACK_REFUSED_PROTOCOL_VERSION.rawValue) || code == Int32(MQTT_RC_UNSUPPORTED_PROTOCOL_VERSION.rawValue) {
             return .protocolRefused
         }
         let words = code < 128 ? String(cString: mosquitto_connack_string(code)) : String(cString: mosquitto_reason_string(code))
-        return .failed(reason: "\(settings.address) refused the connection: \(words) (code \(code))", accepted: false)
+        return .failed(reason: "\(address) refused the connection: \(words) (code \(code))", accepted: false)
     }
 
     /// The offline status, its PUBACK (up to 2 s), then DISCONNECT: a clean stop leaves no will behind.
@@ -188,9 +238,9 @@ final class BrokerLink: Sendable {
     }
 
     /// Called by the session's callbacks on this thread.
-    fileprivate func accepted(session: Int, version: Int32, receiveMaximum: Int) {
+    fileprivate func accepted(session: Int, address: BrokerAddress, version: Int32, receiveMaximum: Int) {
         live.withLock { if $0.session == session { $0.ready = true } }
-        observer.brokerConnected(session: session, protocolVersion: version, receiveMaximum: receiveMaximum)
+        observer.brokerConnected(session: session, address: address, protocolVersion: version, receiveMaximum: receiveMaximum)
     }
 }
 
@@ -206,12 +256,14 @@ private final class SessionContext: Sendable {
     }
 
     let session: Int
+    let address: BrokerAddress
     let protocolVersion: Int32
     let observer: any BrokerObserver
     private let state = Mutex(State())
 
-    init(session: Int, protocolVersion: Int32, observer: any BrokerObserver) {
+    init(session: Int, address: BrokerAddress, protocolVersion: Int32, observer: any BrokerObserver) {
         self.session = session
+        self.address = address
         self.protocolVersion = protocolVersion
         self.observer = observer
     }
@@ -254,7 +306,7 @@ private final class SessionContext: Sendable {
             let limited = properties != nil
                 && mosquitto_property_read_int16(properties, Int32(MQTT_PROP_RECEIVE_MAXIMUM.rawValue), &receiveMaximum, false) != nil
             let room = limited && receiveMaximum > 0 ? Int(receiveMaximum) : BrokerSettings.sendMaximum
-            link?.accepted(session: context.session, version: context.protocolVersion, receiveMaximum: room)
+            link?.accepted(session: context.session, address: context.address, version: context.protocolVersion, receiveMaximum: room)
             if let link, let mosq {
                 // MQTT 5: no retained message at subscription when none is wanted (3.1.1 has no such option).
                 let options = !link.settings.retainedWanted && context.protocolVersion == Int32(MQTT_PROTOCOL_V5)

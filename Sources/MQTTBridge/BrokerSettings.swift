@@ -1,6 +1,7 @@
 /// How to reach the broker and what to leave there if the connection dies.
 struct BrokerSettings: Sendable {
-    let address: BrokerAddress
+    /// In order of preference (`--url`, repeated).
+    let addresses: [BrokerAddress]
     let clientID: String
     let credentials: Credentials?
     let caFile: String?
@@ -17,6 +18,8 @@ struct BrokerSettings: Sendable {
     let keepaliveSeconds: Int32 = 30
     /// A broker that accepted TCP but has not answered CONNECT within this is given up.
     let connackTimeout: Duration = .seconds(10)
+    /// On a later broker, how often the first is tried again (a TCP connection), to go back to it.
+    let returnCheckInterval: Duration = .seconds(10)
 
     static let offlinePayload = #"{"state":"offline"}"#
     /// What libmosquitto may send before PUBACKs (its own default is 20): the bridge's window, so that nothing the
@@ -26,13 +29,14 @@ struct BrokerSettings: Sendable {
 
 /// What the broker link reports, on its own thread.
 protocol BrokerObserver: Sendable {
-    /// The broker accepted session `session`, taking up to `receiveMaximum` messages in flight: publishing may begin.
-    func brokerConnected(session: Int, protocolVersion: Int32, receiveMaximum: Int)
+    /// The broker at `address` accepted session `session`, taking up to `receiveMaximum` messages in flight: publishing
+    /// may begin.
+    func brokerConnected(session: Int, address: BrokerAddress, protocolVersion: Int32, receiveMaximum: Int)
     /// The PUBACK of `mid` (reason code 0 unless an MQTT 5 broker refused the message), only once the `register` of
     /// its publish has run.
     func brokerAcknowledged(mid: Int32, session: Int, reasonCode: Int32)
-    /// The connection failed or ended; the next attempt follows after `retryIn`.
-    func brokerUnavailable(reason: String, retryIn: Duration)
+    /// The connection failed or ended; the next attempt, at `next`, follows after `retryIn`.
+    func brokerUnavailable(reason: String, next: BrokerAddress, retryIn: Duration)
     /// A message on the subscription; `retained`: one the broker kept, not one published now.
     func brokerMessage(topic: String, payload: [UInt8], retained: Bool)
 }

@@ -40,7 +40,7 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
     private let link = Mutex<BrokerLink?>(nil)
 
     init(options: BridgeOptions, credentials: Credentials?) {
-        settings = BrokerSettings(address: options.url!, clientID: "sealtrust-mqtt-watch-\(getpid())", credentials: credentials,
+        settings = BrokerSettings(addresses: options.urls, clientID: "sealtrust-mqtt-watch-\(getpid())", credentials: credentials,
                                   caFile: options.caFile, certificate: options.certificate, key: options.key,
                                   willTopic: nil, subscriptions: Topics.watched(prefix: options.topicPrefix))
         prefix = options.topicPrefix
@@ -139,14 +139,14 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
         }
     }
 
-    func brokerConnected(session: Int, protocolVersion: Int32, receiveMaximum: Int) {
-        bridgeLog.notice("watching \(Topics.watched(prefix: prefix).joined(separator: ", "))")
+    func brokerConnected(session: Int, address: BrokerAddress, protocolVersion: Int32, receiveMaximum: Int) {
+        bridgeLog.notice("watching \(Topics.watched(prefix: prefix).joined(separator: ", ")) on \(address)")
     }
 
     func brokerAcknowledged(mid: Int32, session: Int, reasonCode: Int32) {}
 
-    func brokerUnavailable(reason: String, retryIn: Duration) {
-        bridgeLog.error("broker: \(reason.printable); retrying in \(retryIn.components.seconds) s")
+    func brokerUnavailable(reason: String, next: BrokerAddress, retryIn: Duration) {
+        bridgeLog.error("broker: \(reason.printable); trying \(next) in \(retryIn.components.seconds) s")
     }
 
     /// Whole lines straight to stdout, so each is out at once even into a pipe.

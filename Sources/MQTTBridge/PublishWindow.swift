@@ -94,7 +94,7 @@ final class PublishWindow: Sendable {
     func admitOther() async -> Bool {
         while !Task.isCancelled {
             if state.withLock({ $0.ready && $0.hasRoom }) { return true }
-            do { try await Task.sleep(for: .milliseconds(5)) } catch { return false }
+            do { try await Task.sleep(for: .milliseconds(20)) } catch { return false }
         }
         return false
     }
