@@ -6,20 +6,22 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 extension JSON {
-    /// Strict RFC 8259 JSON: one value, optional surrounding whitespace, nothing else.
-    public static func parse(_ text: some StringProtocol) throws(JSONParseError) -> JSON {
+    /// Strict RFC 8259 JSON: one value, optional surrounding whitespace, nothing else. `valueLimit`: the most values
+    /// (scalars and containers) the document may hold; each costs a heap box, so a 1 MiB list of zeros is tens of
+    /// megabytes parsed, and a limit bounds that by the document's meaning, not its size.
+    public static func parse(_ text: some StringProtocol, valueLimit: Int = .max) throws(JSONParseError) -> JSON {
         var bytes = Array(text.utf8)
         bytes.append(0)
-        var parser = JSONParser(bytes: bytes, end: bytes.count - 1)
+        var parser = JSONParser(bytes: bytes, end: bytes.count - 1, valueLimit: valueLimit)
         return try parser.parseDocument()
     }
 
     /// Parses bytes that may not even be UTF-8 (a client's line).
-    public static func parse(utf8 bytes: some Collection<UInt8>) throws(JSONParseError) -> JSON {
+    public static func parse(utf8 bytes: some Collection<UInt8>, valueLimit: Int = .max) throws(JSONParseError) -> JSON {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw JSONParseError(offset: 0, reason: "not valid UTF-8")
         }
-        return try parse(text)
+        return try parse(text, valueLimit: valueLimit)
     }
 }
 
@@ -30,12 +32,15 @@ struct JSONParser {
 
     let bytes: [UInt8]
     let end: Int
+    let valueLimit: Int
     var position = 0
     var depth = 0
+    var values = 0
 
-    init(bytes: [UInt8], end: Int) {
+    init(bytes: [UInt8], end: Int, valueLimit: Int = .max) {
         self.bytes = bytes
         self.end = end
+        self.valueLimit = valueLimit
     }
 
     mutating func parseDocument() throws(JSONParseError) -> JSON {
@@ -58,6 +63,8 @@ struct JSONParser {
 
     private mutating func parseValue() throws(JSONParseError) -> JSON {
         guard position < end else { throw failure("unexpected end") }
+        values += 1
+        guard values <= valueLimit else { throw failure("more than \(valueLimit) values") }
         switch current {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()

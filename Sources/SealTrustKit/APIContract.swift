@@ -125,6 +125,9 @@ enum APIContract {
     static let retryAfterHeader = "Retry-After"
     /// What a 429 without `Retry-After` means.
     static let defaultRetryAfterSeconds = 60
+    /// The most values an answer may hold (each is a heap box once parsed): a history of 16,000 events has about
+    /// 50,000; a list of half a million zeros, within the 1 MiB body limit, would cost tens of megabytes parsed.
+    static let answerValueLimit = 100_000
     /// The longest a 429 is obeyed: an absurd `Retry-After` must not refuse every scan until a restart.
     static let longestRetryAfterSeconds = 3_600
 

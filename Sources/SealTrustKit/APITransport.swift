@@ -136,11 +136,15 @@ final class APITransport: Sendable {
     }
 
     private func answer(_ response: HTTPResponse, request: APIContract.Request) throws(SealTrustError) -> JSON {
-        let body = try? JSON.parse(utf8: response.body)
+        let parsed = Result { () throws(JSONParseError) -> JSON in
+            try JSON.parse(utf8: response.body, valueLimit: APIContract.answerValueLimit)
+        }
+        let body = try? parsed.get()
         switch response.status {
         case 200...299:
             guard let body else {
-                throw .decoding("the answer's body is not JSON (HTTP \(response.status), \(response.body.count) bytes)")
+                let why = if case .failure(let error) = parsed { ": \(error)" } else { "" }
+                throw .decoding("the answer's body is not JSON (HTTP \(response.status), \(response.body.count) bytes)\(why)")
             }
             return body
         case 429:

@@ -148,10 +148,13 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
             api.passport(identifier: printed.serial, tier: options.tier, for: .verdict) { outcome in
                 feed(.answered(scanID: scanID, .passport(outcome)))
             }
+            // A passport of up to 1 MiB was parsed and let go, after its verdict was published.
+            Heap.giveBackFreeMemory()
         case .productReference(let gtin):
             api.referencePassport(gtin: gtin, for: .verdict) { outcome in
                 feed(.answered(scanID: scanID, .passport(outcome)))
             }
+            Heap.giveBackFreeMemory()
         case .chipWithoutProof, .foreign:
             preconditionFailure("answered without a call")
         }
@@ -256,6 +259,8 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
             let reads = PassportReads.read(product.subject, tier: tier, parts: query.parts, from: api).bounded()
             if reads.isComplete { passportCache.keep(reads, for: key, at: now()) }
             passportsInFlight.withLock { $0 -= 1 }
+            // Four answers of up to 1 MiB each were parsed and let go: their memory goes back now, not at the next read.
+            Heap.giveBackFreeMemory()
             publisher.answer(answer(reads), to: client)
         }
         return nil

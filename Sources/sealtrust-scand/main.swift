@@ -15,6 +15,10 @@ import VerdictSocket
 // them on a thread of its own (a signal in the gap before that thread runs waits for it instead of ending the daemon).
 SignalWatcher.blockSignals()
 
+// Two heap arenas for every thread: a product answer's parse (up to a few megabytes, freed at once) on an API thread
+// would otherwise stay mapped in that thread's own arena.
+Heap.limitArenas(to: 2)
+
 // Each subscriber is a descriptor: take the whole hard limit, not the 1,024 soft default.
 var descriptorLimit = rlimit()
 if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &descriptorLimit) == 0, descriptorLimit.rlim_cur < descriptorLimit.rlim_max {

@@ -25,3 +25,11 @@ struct AnswerValueTests {
         #expect(JSON.object([("a", .int(5)), ("b", .double(5))]).encoded() == #"{"a":5,"b":5}"#)
     }
 }
+
+/// A document's values are bounded when the caller says so: each is a heap box once parsed.
+@Test func aValueLimitRefusesALongListBeforeBuildingIt() throws {
+    let zeros = "[" + Array(repeating: "0", count: 1_000).joined(separator: ",") + "]"
+    #expect(try JSON.parse(zeros, valueLimit: 1_001).arrayValue?.count == 1_000)
+    #expect(throws: JSONParseError.self) { try JSON.parse(zeros, valueLimit: 1_000) }
+    do { _ = try JSON.parse(zeros, valueLimit: 10) } catch { #expect(error.reason == "more than 10 values") }
+}

@@ -31,7 +31,7 @@ def line_client(path):
 def main():
     scratch = tempfile.mkdtemp(prefix="product-memory-")
     sandbox = subprocess.Popen(["/usr/bin/python3", os.path.join(ROOT, "tools/sandbox/sandbox.py"), "--port", "0"],
-                               stdout=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     port = int(sandbox.stdout.readline().split()[1])
     base = f"http://127.0.0.1:{port}"
 
@@ -40,11 +40,14 @@ def main():
                                          data=json.dumps({"path": path, "status": 200, "body": body, "content_type": "application/json"}).encode())
         urllib.request.urlopen(request).read()
 
-    zeros = json.dumps({"identifier": "0x5a", "access_tier": "public", "product_name": "Zeros", "brand": "B", "zeros": [0] * 520_000})
-    history = json.dumps({"events": [{"kind": "authentication_scan", "at": "2025-10-09T09:00:00Z", "city": "Lyon"}] * 16_000})
+    compact = (",", ":")
+    zeros = json.dumps({"identifier": "0x5a", "access_tier": "public", "product_name": "Zeros", "brand": "B", "zeros": [0] * 520_000},
+                       separators=compact)
+    history = json.dumps({"events": [{"kind": "authentication_scan", "at": "2025-10-09T09:00:00Z"}] * 16_000}, separators=compact)
     fault("/passport/", zeros)
     fault("/history/", history)
-    print(f"product-memory: passport body {len(zeros)} bytes (520,000 zeros), history body {len(history)} bytes (16,000 events)")
+    print(f"product-memory: passport body {len(zeros)} bytes (520,000 zeros), history body {len(history)} bytes (16,000 events), "
+          "both under the API's 1 MiB")
 
     socket_path = os.path.join(scratch, "scand.sock")
     daemon = subprocess.Popen([os.path.join(BIN, "sealtrust-scand"), "--api-base", base, "--nfc", "none", "--camera", "none",
