@@ -158,6 +158,27 @@ struct KioskPageTests {
         #expect(screen.message == verdict["message"]?.stringValue && screen.sealText == Self.words["fr"]!["sealIntact"], "\(screen)")
     }
 
+    /// `lang = fr` and `systemctl reload`: an open page speaks French from then on, its own words and the daemon's.
+    @Test func aReloadedLanguageReachesAnOpenPage() async throws {
+        let rig = try StationRig(language: "en", kioskFollowsDaemon: true, hold: 30, languageInConfigFile: true)
+        let browser = try Chromium()
+        let page = try await browser.open(rig.pageURL)
+        #expect(try await page.waitForOutcome("idle").message == Self.words["en"]!["idle"])
+        try await page.markDocument()
+
+        try rig.reloadDaemon(language: "fr")
+        _ = try await page.waitForNewDocument()
+        let idle = try await page.waitForOutcome("idle")
+        #expect(try await page.evaluate("document.documentElement.lang") == "fr")
+        #expect(idle.message == Self.words["fr"]!["idle"], "\(idle)")
+        let station = try await rig.connect()
+        defer { station.close() }
+        let (_, verdict) = try await verify(try mintChipURL("authentic", counter: 41), on: station, id: "reloaded")
+        let screen = try await page.waitForSeq(try #require(verdict["seq"]?.integerValue))
+        #expect(verdict["message"]?.stringValue?.hasPrefix("Produit authentique") == true, "the daemon speaks French: \(verdict)")
+        #expect(screen.message == verdict["message"]?.stringValue && screen.sealText == Self.words["fr"]!["sealIntact"], "\(screen)")
+    }
+
     @Test func aStoppedDaemonShowsStationOfflineAndTheNextVerdictComesWithoutReload() async throws {
         let rig = try StationRig(hold: 30)
         let browser = try Chromium()
