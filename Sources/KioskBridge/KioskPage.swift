@@ -3,12 +3,26 @@
 /// Everything the daemon sends is put on the page as text (`textContent`, never markup), cut to a length, and
 /// stripped of control and bidirectional-override characters. The page's own words come in English and French.
 public enum KioskPage {
-    /// `words`: the page's own words in `language`.
-    public static func document(language: KioskLanguage, words: KioskWords, holdSeconds: Int, theme: KioskTheme = .standard) -> String {
-        filled(template, with: [
+    /// `words`: the page's own words in `language`. `version`: a digest of the document, which it carries
+    /// (`data-page`) to compare with the one the bridge serves (`KioskPages`).
+    public static func document(language: KioskLanguage, words: KioskWords, holdSeconds: Int,
+                                theme: KioskTheme = .standard) -> (text: String, version: String) {
+        var values = [
             "COLOURS": theme.styleRule, "LANG": htmlEscaped(language.rawValue), "HOLD": htmlEscaped(String(holdSeconds)),
-            "IDLE": htmlEscaped(words.idle), "TITLE": htmlEscaped(words.title), "WORDS": words.scriptValue,
-        ])
+            "IDLE": htmlEscaped(words.idle), "TITLE": htmlEscaped(words.title), "WORDS": words.scriptValue, "PAGE": "",
+        ]
+        // The digest of the document without it; filled again rather than searched, so that no sentence can stand in.
+        let version = digest(filled(template, with: values))
+        values["PAGE"] = version
+        return (filled(template, with: values), version)
+    }
+
+    /// 64-bit FNV-1a, in hexadecimal: tells one page from another, and needs to resist no one.
+    static func digest(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// `{{NAME}}` replaced by its value in one pass over the template: a value is never searched again, so a brand's
@@ -36,7 +50,7 @@ public enum KioskPage {
 
     private static let template = #"""
     <!doctype html>
-    <html lang="{{LANG}}" data-hold="{{HOLD}}">
+    <html lang="{{LANG}}" data-hold="{{HOLD}}" data-page="{{PAGE}}">
     <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -417,8 +431,10 @@ public enum KioskPage {
       function onStation(event) {
         const v = parse(event);
         if (!v) return;
-        // The bridge follows the daemon's language: a page in another one loads itself again.
+        // The bridge follows the daemon's language: a page in another one loads itself again; so does a page other
+        // than the one the bridge serves now (a kiosk restarted with new words or colours).
         if ((v.lang === "en" || v.lang === "fr") && v.lang !== root.lang) return location.reload();
+        if (typeof v.page === "string" && /^[0-9a-f]{16}$/.test(v.page) && v.page !== root.dataset.page) return location.reload();
         document.body.dataset.station = v.state === "online" ? "online" : "offline";
         if (v.state === "offline") {
           offline = true;

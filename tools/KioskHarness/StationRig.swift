@@ -91,11 +91,11 @@ public final class StationRig: @unchecked Sendable {
     }
 
     /// Stops the bridge and starts it again on the same port, as an upgrade or a crash would: the pages open reconnect
-    /// with their `Last-Event-ID`.
-    public func restartKiosk() throws {
+    /// with their `Last-Event-ID`. `arguments`: the bridge's new options in place of the rig's (a new `--texts`, say).
+    public func restartKiosk(arguments: [String]? = nil) throws {
         let port = kiosk.port
         _ = kiosk.stop()
-        kiosk = try KioskProcess(socketPath: socketPath, language: kioskLanguage, hold: hold, arguments: kioskArguments, port: port)
+        kiosk = try KioskProcess(socketPath: socketPath, language: kioskLanguage, hold: hold, arguments: arguments ?? kioskArguments, port: port)
         try waitUntilTheBridgeIsOnline()
     }
 
