@@ -27,7 +27,7 @@ do {
     }
 } catch {
     log.error(error.description)
-    try? FileDescriptor.writeAll(2, (KioskOptions.usage + "\n").utf8)
+    if error.showsUsage { try? FileDescriptor.writeAll(2, (KioskOptions.usage + "\n").utf8) }
     exit(2)
 }
 

@@ -50,14 +50,32 @@ struct OperatorTests {
         #expect(kiosk.stop() == 0)
 
         for (file, said) in [(##"{"gold": "#fff"}"##, "unknown colour gold"), (#"{"good": "red; } body { display: none"}"#, "good must be #rgb or #rrggbb"),
-                             ("[1, 2]", "not a JSON object")] {
+                             ("[1, 2]", "not a JSON object"), (##"{"good": "#0b6e35", "good": "#0c6f36"}"##, "good is given twice"),
+                             (##"{"good": "#0b6e35",\##n "text": "#fefefe",\##n}"##, "line 3, column 1: a comma before '}'"),
+                             ("\u{FEFF}{}", "begins with a UTF-8 byte order mark")] {
             try file.write(toFile: theme, atomically: true, encoding: .utf8)
             let output = scratch.path + "/output"
             let refused = try ChildProcess(builtProduct("sealtrust-kiosk"), ["--theme", theme, "--listen", "127.0.0.1:0"], output: .file(output))
             #expect(refused.waitForExit(timeout: .seconds(10)) == 2, "\(file)")
             #expect(refused.printed.contains(said), "\(file): \(refused.printed)")
+            #expect(!refused.printed.contains("usage:"), "a file error is not a usage error: \(refused.printed)")
             try? FileManager.default.removeItem(atPath: output)
         }
+    }
+
+    /// A `--texts` file with a byte that is not UTF-8 is refused by its place, without the usage; a mistyped option
+    /// still gets the usage.
+    @Test func aTextsFileErrorSaysWhereAndNotTheUsage() throws {
+        let scratch = try ScratchDirectory("kiosk-texts-syntax")
+        let texts = scratch.path + "/texts.json"
+        try Data(Array(#"{"en": {"kiosk.idle": "Tap"#.utf8) + [0xFF] + Array(#""}}"#.utf8)).write(to: URL(fileURLWithPath: texts))
+        let refused = try ChildProcess(builtProduct("sealtrust-kiosk"), ["--texts", texts, "--listen", "127.0.0.1:0"], output: .file(scratch.path + "/out"))
+        #expect(refused.waitForExit(timeout: .seconds(10)) == 2)
+        #expect(refused.printed.contains("invalid UTF-8 at byte 27 (line 1, column 27): 0xFF"), "\(refused.printed)")
+        #expect(!refused.printed.contains("usage:"), "\(refused.printed)")
+        let mistyped = try ChildProcess(builtProduct("sealtrust-kiosk"), ["--hodl", "3"], output: .file(scratch.path + "/out2"))
+        #expect(mistyped.waitForExit(timeout: .seconds(10)) == 2)
+        #expect(mistyped.printed.contains("usage:"), "\(mistyped.printed)")
     }
 
     @Test func listenTakesLocalhost() async throws {
