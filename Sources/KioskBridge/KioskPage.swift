@@ -293,7 +293,7 @@ public enum KioskPage {
         // The product, under `authentic` without a theft report and under `identified` only: never under an alert.
         if (scanID !== "" && screen.panel) {
           passport.dataset.verdict = outcome;
-          loadPassport(scanID, 0);
+          loadPassport(scanID, 0, false);
         }
       }
 
@@ -321,18 +321,36 @@ public enum KioskPage {
         byId("pp-code").removeAttribute("src");
       }
 
-      function loadPassport(scanID, attempt) {
+      // `retried`: the product was asked again after the API's wait; it is not asked a third time.
+      function loadPassport(scanID, attempt, retried) {
         wantedScan = scanID;
         fetch("/passport?scan_id=" + encodeURIComponent(scanID), { cache: "no-store" }).then(function (response) {
           // The daemon busy or slow: asked again while the verdict is on the screen.
           if ((response.status === 503 || response.status === 504) && attempt < 3) {
-            setTimeout(function () { if (wantedScan === scanID) loadPassport(scanID, attempt + 1); }, 1500);
+            setTimeout(function () { if (wantedScan === scanID) loadPassport(scanID, attempt + 1, retried); }, 1500);
             return null;
           }
           return response.ok ? response.json() : null;
         }).then(function (answer) {
-          if (answer && typeof answer === "object" && wantedScan === scanID) showPassport(scanID, answer);
+          if (!answer || typeof answer !== "object" || wantedScan !== scanID) return;
+          showPassport(scanID, answer);
+          // Parts the API refused for a while: asked once more when the wait is over, if the verdict is still shown.
+          const wait = retried ? null : waitFor(answer);
+          if (wait !== null) {
+            setTimeout(function () { if (wantedScan === scanID) loadPassport(scanID, 0, true); }, Math.min(wait * 1000 + 500, holdMs));
+          }
         }).catch(function () {});
+      }
+
+      // The longest wait the API asked for, in seconds, of the answer or its parts; null when none was refused for a while.
+      function waitFor(p) {
+        let longest = null;
+        for (const part of [p, p.proof, p.certificate, p.history]) {
+          if (!part || typeof part !== "object" || part.outcome !== "too_many_calls") continue;
+          const wait = Number.isInteger(part.retry_after_s) ? Math.min(Math.max(part.retry_after_s, 0), 3600) : 60;
+          longest = longest === null ? wait : Math.max(longest, wait);
+        }
+        return longest;
       }
 
       // A part the daemon could not read carries its outcome and the API's error in place of its fields.
@@ -340,9 +358,11 @@ public enum KioskPage {
         return value !== null && typeof value === "object" && (typeof value.outcome === "string" || Object.hasOwn(value, "error"));
       }
 
-      // One line for a part: its sentence from the daemon, nothing else when it failed.
-      function sentence(node, value) {
-        node.textContent = value && typeof value === "object" ? clean(value.message, 300) : "";
+      // One line for a part: its sentence from the daemon, nothing else when it failed. The sentence of a part that
+      // could not be read for now says only "this part": `label` says which.
+      function sentence(node, value, label) {
+        const text = value && typeof value === "object" ? clean(value.message, 300) : "";
+        node.textContent = text !== "" && label && failedPart(value) && value.outcome !== "not_found" ? label + text : text;
         node.hidden = node.textContent === "";
       }
 
@@ -379,12 +399,12 @@ public enum KioskPage {
         tierNode.hidden = tierNode.textContent === "";
         const proof = p.proof && typeof p.proof === "object" ? p.proof : null;
         const anchoring = byId("pp-anchoring");
-        sentence(anchoring, proof);
+        sentence(anchoring, proof, words.parts.proof);
         anchoring.dataset.anchoring = proof && !failedPart(proof) ? clean(proof.anchoring, 40) : proof ? "unavailable" : "";
         const certificate = p.certificate && typeof p.certificate === "object" ? p.certificate : null;
         // A certificate to keep only for a genuine chip's object, and only while valid: never under a printed code.
         const readable = screen.code && certificate !== null && !failedPart(certificate) && typeof certificate.pdf_url === "string";
-        sentence(byId("pp-certificate-status"), certificate);
+        sentence(byId("pp-certificate-status"), certificate, words.parts.certificate);
         const code = byId("pp-code");
         code.alt = words.certificateCode;
         if (readable) code.src = "/certificate.svg?scan_id=" + encodeURIComponent(scanID); else code.removeAttribute("src");
@@ -395,7 +415,7 @@ public enum KioskPage {
         const history = byId("pp-history");
         history.replaceChildren();
         const historyFailed = byId("pp-history-failed");
-        sentence(historyFailed, failedPart(p.history) ? p.history : null);
+        sentence(historyFailed, failedPart(p.history) ? p.history : null, words.parts.history);
         if (Array.isArray(p.history)) {
           for (const entry of p.history.slice(0, 5)) {
             if (!entry || typeof entry !== "object") continue;

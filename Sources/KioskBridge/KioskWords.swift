@@ -26,6 +26,10 @@ public struct KioskWords: Sendable, Equatable {
     var aboutNamedItem: String
     /// Above the product's history: the daemon's sentences alone do not say what the dated lines are.
     var historyLabel: String
+    /// Before the sentence of a part the daemon could not read for now, which says only "this part".
+    var partProof: String
+    var partCertificate: String
+    var partHistory: String
     var tierPublic: String
     var tierEndUser: String
     var tierRepairer: String
@@ -43,6 +47,7 @@ public struct KioskWords: Sendable, Equatable {
         certificateCode: "QR code of the certificate of authenticity",
         aboutNamedItem: "What the brand recorded about the item this code names, not about the object in hand:",
         historyLabel: "History, newest first:",
+        partProof: "Proof of anchoring: ", partCertificate: "Certificate: ", partHistory: "History: ",
         tierPublic: "public", tierEndUser: "owner", tierRepairer: "repairer", tierRecycler: "recycler", tierUpstream: "supply chain",
         tierAuthority: "authority")
 
@@ -56,6 +61,7 @@ public struct KioskWords: Sendable, Equatable {
         certificateCode: "Code QR du certificat d'authenticité",
         aboutNamedItem: "Ce que la marque a enregistré sur l'article que ce code désigne, pas sur l'objet en main\u{A0}:",
         historyLabel: "Historique, du plus récent au plus ancien\u{A0}:",
+        partProof: "Preuve d'ancrage\u{A0}: ", partCertificate: "Certificat\u{A0}: ", partHistory: "Historique\u{A0}: ",
         tierPublic: "public", tierEndUser: "propriétaire", tierRepairer: "réparateur", tierRecycler: "recycleur",
         tierUpstream: "chaîne d'approvisionnement", tierAuthority: "autorité")
 
@@ -69,7 +75,8 @@ public struct KioskWords: Sendable, Equatable {
         .kioskOfflineHint: \.offlineHint, .kioskSealIntact: \.sealIntact, .kioskSealOpened: \.sealOpened,
         .kioskSealOpenedDegraded: \.sealOpenedDegraded, .kioskTheft: \.theft, .kioskScanArea: \.scanArea,
         .kioskReadErrorHint: \.readErrorHint, .kioskTierServed: \.tierServed, .kioskCertificateHint: \.certificateHint,
-        .kioskCertificateCode: \.certificateCode, .kioskAboutNamedItem: \.aboutNamedItem, .kioskHistoryLabel: \.historyLabel, .kioskTierPublic: \.tierPublic,
+        .kioskCertificateCode: \.certificateCode, .kioskAboutNamedItem: \.aboutNamedItem, .kioskHistoryLabel: \.historyLabel,
+        .kioskPartProof: \.partProof, .kioskPartCertificate: \.partCertificate, .kioskPartHistory: \.partHistory, .kioskTierPublic: \.tierPublic,
         .kioskTierEndUser: \.tierEndUser, .kioskTierRepairer: \.tierRepairer, .kioskTierRecycler: \.tierRecycler,
         .kioskTierUpstream: \.tierUpstream, .kioskTierAuthority: \.tierAuthority,
     ]
@@ -99,7 +106,9 @@ public struct KioskWords: Sendable, Equatable {
             ("sealIntact", .string(sealIntact)), ("sealOpened", .string(sealOpened)), ("sealOpenedDegraded", .string(sealOpenedDegraded)),
             ("theft", .string(theft)), ("scanArea", .string(scanArea)), ("readErrorHint", .string(readErrorHint)),
             ("tierServed", .string(tierServed)), ("certificateHint", .string(certificateHint)), ("certificateCode", .string(certificateCode)),
-            ("aboutNamedItem", .string(aboutNamedItem)), ("historyLabel", .string(historyLabel)), ("tiers", tiers),
+            ("aboutNamedItem", .string(aboutNamedItem)), ("historyLabel", .string(historyLabel)),
+            ("parts", .object([("proof", .string(partProof)), ("certificate", .string(partCertificate)), ("history", .string(partHistory))])),
+            ("tiers", tiers),
         ])
         return value.encoded().replacingScalars(["<": "\\u003c", "\u{2028}": "\\u2028", "\u{2029}": "\\u2029"])
     }
