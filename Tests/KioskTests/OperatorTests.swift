@@ -86,6 +86,28 @@ struct OperatorTests {
         #expect(try httpGet(port: kiosk.port, path: "/", host: "localhost:\(kiosk.port)").status == 200)
     }
 
+    /// `make demo` into a log: it ends well, writes no terminal escape codes there, and leaves nothing in the temporary
+    /// folder (the virtual tag's removal stamps included).
+    @Test func theDemoIntoALogLeavesNoEscapeCodesAndNothingInTheTemporaryFolder() async throws {
+        let scratch = try ScratchDirectory("demo-log")
+        let temporary = scratch.path + "/tmp"
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporary
+        environment["NO_COLOR"] = nil
+        // The products this test runs from: `swift build` is not run while `swift test` holds the build folder.
+        environment["SEALTRUST_BIN"] = URL(fileURLWithPath: builtProduct("sealtrust-scand")).deletingLastPathComponent().path
+        let log = scratch.path + "/demo.log"
+        let demo = try ChildProcess("/bin/bash", [repositoryRoot().appendingPathComponent("demo/run-demo.sh").path], environment: environment,
+                                    output: .file(log))
+        #expect(demo.waitForExit(timeout: .seconds(110)) == 0, "\(demo.printed)")
+        let printed = try Data(contentsOf: URL(fileURLWithPath: log))
+        #expect(!printed.contains(0x1B), "escape codes in the log: \(String(decoding: printed, as: UTF8.self).prefix(400))")
+        #expect(String(decoding: printed, as: UTF8.self).contains("== Done: stopping everything the demo started"))
+        let left = try FileManager.default.contentsOfDirectory(atPath: temporary)
+        #expect(left.isEmpty, "left in the temporary folder: \(left)")
+    }
+
     /// `make demo` stops its screenshot browser with SIGTERM (demo/run-demo.sh's cleanup): its profile goes with it.
     @Test func theDemosScreenshotBrowserLeavesNoProfileBehind() async throws {
         let rig = try StationRig()
