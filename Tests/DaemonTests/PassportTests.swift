@@ -157,4 +157,18 @@ struct PassportTests {
         let usage = try runProduct("sealtrust-scanctl", ["--socket", daemon.socketPath, "passport", "03701234567890", "--tier", "repairer"])
         #expect(usage.status == 2, "\(usage)")
     }
+
+    /// The 13 digits printed under a barcode (EAN-13), as the 12 of a UPC-A or the 8 of an EAN-8, are the GTIN-14
+    /// with leading zeros: the same model, asked as the API knows it.
+    @Test func aShortGTINIsTheSameModelsGTIN14() async throws {
+        let api = try SandboxAPI.start()
+        defer { api.stop() }
+        let daemon = try ScanDaemon(api: api).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let printed = try runProduct("sealtrust-scanctl", ["--socket", daemon.socketPath, "passport", "--json", "3701234567890"])
+        let parsed = try JSON.parse(printed.output.trimmingCharacters(in: .newlines))
+        #expect(printed.status == 0 && parsed["gtin"] == "03701234567890" && parsed["product_name"] != nil, "\(printed)")
+        let paths = try await api.requests().map(\.path)
+        #expect(paths.contains("/reference/03701234567890") && !paths.contains("/reference/3701234567890"), "\(paths)")
+    }
 }
