@@ -287,7 +287,8 @@ public enum KioskPage {
         show(screen.tone, outcome, clean(v.message, 600), {
           seq: clean(event.lastEventId, 20), scan: scanID, product: product, theft: screen.theft, area: area, icon: screen.icon,
           seal: status === "" ? "none" : degraded ? "opened-degraded" : status,
-          sealText: status === "intact" ? words.sealIntact : degraded ? words.sealOpenedDegraded : status === "opened" ? words.sealOpened : "",
+          // An intact seal is the daemon's sentence's to say: a label under it said it twice.
+          sealText: degraded ? words.sealOpenedDegraded : status === "opened" ? words.sealOpened : "",
           holdMs: hold
         });
         // The product, under `authentic` without a theft report and under `identified` only: never under an alert.
@@ -445,7 +446,8 @@ public enum KioskPage {
         const v = parse(event);
         const hold = holdFor(Math.min(holdMs, 4000));
         if (!v || hold <= 0) return;
-        show("neutral", "read_error", clean(v.message, 300), { seq: clean(event.lastEventId, 20), hint: words.readErrorHint, holdMs: hold });
+        // The daemon's sentence says what to do (hold still, scan again, or nothing to do): no hint repeats or belies it.
+        show("neutral", "read_error", clean(v.message, 300), { seq: clean(event.lastEventId, 20), holdMs: hold });
       }
 
       function onStation(event) {

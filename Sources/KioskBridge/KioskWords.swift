@@ -10,13 +10,11 @@ public struct KioskWords: Sendable, Equatable {
     var idleHint: String
     var offline: String
     var offlineHint: String
-    var sealIntact: String
     var sealOpened: String
     var sealOpenedDegraded: String
     var theft: String
     /// Followed by the city and country of a `never_registered` scan.
     var scanArea: String
-    var readErrorHint: String
     /// Followed by the tier served.
     var tierServed: String
     var certificateHint: String
@@ -40,9 +38,8 @@ public struct KioskWords: Sendable, Equatable {
     public static let english = KioskWords(
         title: "SealTrust station", idle: "Tap a tag or show a code", idleHint: "Hold it close to the reader or the camera",
         offline: "Station offline", offlineHint: "The station will be back in a moment.",
-        sealIntact: "Seal intact: never opened", sealOpened: "Seal opened",
-        sealOpenedDegraded: "Seal opened: the brand lowers the trust shown", theft: "Reported stolen", scanArea: "Scanned near ",
-        readErrorHint: "Try again", tierServed: "Passport shown at the level: ",
+        sealOpened: "Seal opened", sealOpenedDegraded: "Seal opened: the brand lowers the trust shown", theft: "Reported stolen",
+        scanArea: "Scanned near ", tierServed: "Passport shown at the level: ",
         certificateHint: "Scan this code to keep the certificate on your phone.",
         certificateCode: "QR code of the certificate of authenticity",
         aboutNamedItem: "What the brand recorded about the item this code names, not about the object in hand:",
@@ -54,9 +51,8 @@ public struct KioskWords: Sendable, Equatable {
     public static let french = KioskWords(
         title: "Station SealTrust", idle: "Présentez une étiquette ou un code", idleHint: "Approchez-le du lecteur ou de la caméra",
         offline: "Station hors ligne", offlineHint: "La station revient dans un instant.",
-        sealIntact: "Scellé intact : jamais ouvert", sealOpened: "Scellé ouvert",
-        sealOpenedDegraded: "Scellé ouvert : la marque réduit la confiance affichée", theft: "Signalé volé", scanArea: "Scanné près de ",
-        readErrorHint: "Réessayez", tierServed: "Passeport affiché au niveau\u{A0}: ",
+        sealOpened: "Scellé ouvert", sealOpenedDegraded: "Scellé ouvert : la marque réduit la confiance affichée", theft: "Signalé volé",
+        scanArea: "Scanné près de ", tierServed: "Passeport affiché au niveau\u{A0}: ",
         certificateHint: "Scannez ce code pour garder le certificat sur votre téléphone.",
         certificateCode: "Code QR du certificat d'authenticité",
         aboutNamedItem: "Ce que la marque a enregistré sur l'article que ce code désigne, pas sur l'objet en main\u{A0}:",
@@ -72,9 +68,9 @@ public struct KioskWords: Sendable, Equatable {
     /// Each word's id in a `texts` file.
     public static let fieldsByID: [SentenceID: WritableKeyPath<KioskWords, String> & Sendable] = [
         .kioskTitle: \.title, .kioskIdle: \.idle, .kioskIdleHint: \.idleHint, .kioskOffline: \.offline,
-        .kioskOfflineHint: \.offlineHint, .kioskSealIntact: \.sealIntact, .kioskSealOpened: \.sealOpened,
+        .kioskOfflineHint: \.offlineHint, .kioskSealOpened: \.sealOpened,
         .kioskSealOpenedDegraded: \.sealOpenedDegraded, .kioskTheft: \.theft, .kioskScanArea: \.scanArea,
-        .kioskReadErrorHint: \.readErrorHint, .kioskTierServed: \.tierServed, .kioskCertificateHint: \.certificateHint,
+.kioskTierServed: \.tierServed, .kioskCertificateHint: \.certificateHint,
         .kioskCertificateCode: \.certificateCode, .kioskAboutNamedItem: \.aboutNamedItem, .kioskHistoryLabel: \.historyLabel,
         .kioskPartProof: \.partProof, .kioskPartCertificate: \.partCertificate, .kioskPartHistory: \.partHistory, .kioskTierPublic: \.tierPublic,
         .kioskTierEndUser: \.tierEndUser, .kioskTierRepairer: \.tierRepairer, .kioskTierRecycler: \.tierRecycler,
@@ -103,9 +99,9 @@ public struct KioskWords: Sendable, Equatable {
         ])
         let value: JSON = .object([
             ("idle", .string(idle)), ("idleHint", .string(idleHint)), ("offline", .string(offline)), ("offlineHint", .string(offlineHint)),
-            ("sealIntact", .string(sealIntact)), ("sealOpened", .string(sealOpened)), ("sealOpenedDegraded", .string(sealOpenedDegraded)),
-            ("theft", .string(theft)), ("scanArea", .string(scanArea)), ("readErrorHint", .string(readErrorHint)),
-            ("tierServed", .string(tierServed)), ("certificateHint", .string(certificateHint)), ("certificateCode", .string(certificateCode)),
+            ("sealOpened", .string(sealOpened)), ("sealOpenedDegraded", .string(sealOpenedDegraded)),
+            ("theft", .string(theft)), ("scanArea", .string(scanArea)), ("tierServed", .string(tierServed)),
+            ("certificateHint", .string(certificateHint)), ("certificateCode", .string(certificateCode)),
             ("aboutNamedItem", .string(aboutNamedItem)), ("historyLabel", .string(historyLabel)),
             ("parts", .object([("proof", .string(partProof)), ("certificate", .string(partCertificate)), ("history", .string(partHistory))])),
             ("tiers", tiers),
