@@ -40,6 +40,7 @@ public enum SentenceID: String, Sendable, Hashable, CaseIterable {
     case historyOwnershipTransfer = "history_ownership_transfer"
     case historyTheftReported = "history_theft_reported"
     case historyOtherEvent = "history_other_event"
+    case historyUnnamedEvent = "history_unnamed_event"
     case historyNotPublished = "history_not_published"
     case partTooManyCalls = "part_too_many_calls"
     case partNotOpen = "part_not_open"
