@@ -62,6 +62,10 @@ install_files() {
     done
     put 0644 packaging/scand.conf.example "$DOCDIR/scand.conf.example"
     put 0644 README.md "$DOCDIR/README.md"
+    # The docs the README and the man pages send an operator to, beside it as in the source (README's links hold).
+    for doc in docs/*.md; do
+        put 0644 "$doc" "$DOCDIR/$doc"
+    done
     for example in chromium-kiosk.service cage-kiosk.service prometheus-scrape.yml; do
         put 0644 "packaging/kiosk/$example" "$DOCDIR/kiosk/$example"
     done
@@ -145,7 +149,7 @@ uninstall_files() {
         fi
     done < "$DESTDIR$MANIFEST"
     rm -f "$DESTDIR$MANIFEST"
-    for directory in "$PREFIX/share/sealtrust-scand" "$DOCDIR/kiosk" "$DOCDIR" "$CONFDIR" "$MQTTCONFDIR" "$KIOSKCONFDIR"; do
+    for directory in "$PREFIX/share/sealtrust-scand" "$DOCDIR/kiosk" "$DOCDIR/docs" "$DOCDIR" "$CONFDIR" "$MQTTCONFDIR" "$KIOSKCONFDIR"; do
         rmdir "$DESTDIR$directory" 2>/dev/null || true
     done
     if [ -z "$DESTDIR" ] && [ -d /run/systemd/system ]; then

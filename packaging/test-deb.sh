@@ -95,8 +95,12 @@ expected=(
     "/usr/share/doc/sealtrust-scand/copyright 644"
     "/usr/share/doc/sealtrust-scand/changelog.gz 644"
     "/usr/share/doc/sealtrust-scand/scand.conf.example 644"
-    "/usr/share/doc/sealtrust-scand/README.md.gz 644"
+    "/usr/share/doc/sealtrust-scand/README.md 644"
 )
+# Every doc of the source, beside the README as in the source: the man pages send a package-only operator there.
+for doc in "$(dirname "$0")"/../docs/*.md; do
+    expected+=("/usr/share/doc/sealtrust-scand/docs/$(basename "$doc") 644")
+done
 for entry in "${expected[@]}"; do
     expect_file ${entry}
 done
@@ -133,6 +137,8 @@ check "the kiosk unit starts the installed binary with the options of /etc/sealt
     "grep -qxF 'ExecStart=/usr/bin/sealtrust-kiosk \$SEALTRUST_KIOSK_OPTIONS' /lib/systemd/system/sealtrust-kiosk.service && grep -qx 'EnvironmentFile=/etc/sealtrust-kiosk/kiosk.conf' /lib/systemd/system/sealtrust-kiosk.service"
 check "man finds the bridges' pages" sh -c "man -w sealtrust-mqtt >/dev/null && man -w sealtrust-kiosk >/dev/null"
 check "nothing was started" sh -c "! pgrep -u sealtrust-scand >/dev/null"
+check "the README's and docs/installing.md's lists (runtime packages, man pages, /etc) are the package's" \
+    "$(dirname "$0")/check-doc-lists.sh" "$deb"
 check "the binary is the package's version ($version)" sh -c "/usr/bin/sealtrust-scand --version | grep -qx 'sealtrust-scand $version'"
 check "man finds the protocol page" sh -c "man -w sealtrust-scand-protocol >/dev/null"
 

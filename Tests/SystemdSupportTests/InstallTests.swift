@@ -226,6 +226,8 @@ import Testing
                          "/usr/lib/modules-load.d/sealtrust-scand.conf", "/usr/share/polkit-1/rules.d/50-sealtrust-scand.rules",
                          "/usr/lib/sysusers.d/sealtrust-scand.conf", "/usr/lib/systemd/system/sealtrust-scand.service",
                          "/usr/share/doc/sealtrust-scand/scand.conf.example", "/usr/share/doc/sealtrust-scand/README.md",
+                         "/usr/share/doc/sealtrust-scand/docs/scanners.md", "/usr/share/doc/sealtrust-scand/docs/daemon.md",
+                         "/usr/share/man/man5/sealtrust-texts.5",
                          "/usr/share/man/man5/scand.conf.5", "/usr/share/man/man7/sealtrust-scand-protocol.7",
                          "/usr/bin/sealtrust-mqtt", "/usr/lib/systemd/system/sealtrust-mqtt.service", "/usr/lib/sysusers.d/sealtrust-mqtt.conf",
                          "/usr/share/man/man8/sealtrust-mqtt.8", "/usr/bin/sealtrust-kiosk", "/usr/share/man/man8/sealtrust-kiosk.8"] {
