@@ -156,6 +156,12 @@ public enum KioskPage {
       const ICONS = { idle: "\u25EF", good: "\u2713", identified: "\u2139\uFE0E", alert: "!", neutral: "i", unavailable: "\u21BB",
                       offline: "\u2715" };
       const DEGRADED_ICON = "\u26A0\uFE0E";
+      // The calm screens each say their own thing: not our code, a product not found, nothing ever registered, a
+      // certificate being written, a code or tag to read again (a read error too). DejaVu Sans draws each.
+      const NEUTRAL_ICONS = { not_sealtrust: "\u2298", not_found: "?", never_registered: "\u2205", minting_in_progress: "\u2026",
+                              unreadable_link: "\u21BA" };
+      // A read error's sign says what its sentence does: read again, or not a SealTrust code or link (StationMessages).
+      const NOT_OURS_READS = new Set(["no_ndef_application", "empty_ndef", "no_uri_record", "invalid_utf8", "unmapped_key", "too_long"]);
       const ALERT = new Set(["replay", "invalid_signature"]);
       // The station cannot check now: never to be mistaken for "not our code".
       const UNAVAILABLE = new Set(["failure", "too_many_calls"]);
@@ -191,7 +197,8 @@ public enum KioskPage {
         const degraded = seal !== null && seal.status === "opened" && seal.policy === "degrade";
         const tone = ALERT.has(outcome) || theft ? "alert" : outcome === "authentic" ? "good" : outcome === "identified" ? "identified"
           : UNAVAILABLE.has(outcome) ? "unavailable" : "neutral";
-        const icon = tone === "good" && degraded ? DEGRADED_ICON : ICONS[tone];
+        const icon = tone === "good" && degraded ? DEGRADED_ICON
+          : tone === "neutral" && Object.hasOwn(NEUTRAL_ICONS, outcome) ? NEUTRAL_ICONS[outcome] : ICONS[tone];
         const panel = tone !== "alert" && ((outcome === "authentic" && v.theft_reported === false) || outcome === "identified");
         return { tone: tone, icon: icon, theft: theft, degraded: degraded, panel: panel,
                  code: panel && outcome === "authentic" && !warningKinds.includes("certificate_not_valid") };
@@ -447,7 +454,8 @@ public enum KioskPage {
         const hold = holdFor(Math.min(holdMs, 4000));
         if (!v || hold <= 0) return;
         // The daemon's sentence says what to do (hold still, scan again, or nothing to do): no hint repeats or belies it.
-        show("neutral", "read_error", clean(v.message, 300), { seq: clean(event.lastEventId, 20), holdMs: hold });
+        const icon = NOT_OURS_READS.has(v.reason) ? NEUTRAL_ICONS.not_sealtrust : NEUTRAL_ICONS.unreadable_link;
+        show("neutral", "read_error", clean(v.message, 300), { seq: clean(event.lastEventId, 20), icon: icon, holdMs: hold });
       }
 
       function onStation(event) {

@@ -54,11 +54,18 @@ struct KioskPageTests {
              { try mintChipURL("never-registered", counter: 20) }),
             (Expected(name: "identified", outcome: "identified", tone: "identified", product: true), { "https://sealtrust.io/p/SN-00042" }),
             (Expected(name: "not-sealtrust", outcome: "not_sealtrust", tone: "neutral"), { "https://id.gs1.org/01/09506000134352" }),
+            (Expected(name: "not-found", outcome: "not_found", tone: "neutral"), { "https://sealtrust.io/p/SN-99999" }),
+            (Expected(name: "minting", outcome: "minting_in_progress", tone: "neutral"), { try mintChipURL("minting", counter: 20) }),
+            (Expected(name: "unreadable-link", outcome: "unreadable_link", tone: "neutral"), {
+                "https://sealtrust.io/c?picc_data=ZZ963FF7828658A599F3041510671E88&cmac=94EED9EE65337086"
+            }),
             (Expected(name: "failure", outcome: "failure", tone: "unavailable"), {
                 try await rig.api.fault(path: "/scans/verify", status: 503, count: 1)
                 return try mintChipURL("spare-b", counter: 20)
             }),
         ]
+        // The neutral screens' signs, by outcome: each state its own, never one "i" for five.
+        var neutralIcons: [String: String] = [:]
         for (index, (expected, raw)) in cases.enumerated() {
             let (_, verdict) = try await verify(try await raw(), on: station, id: "\(language)-\(index)")
             #expect(verdict["outcome"]?.stringValue == expected.outcome, "\(expected.name): \(verdict.encoded())")
@@ -68,6 +75,7 @@ struct KioskPageTests {
             #expect(screen.outcome == expected.outcome, "\(expected.name): \(screen)")
             #expect(screen.message == verdict["message"]?.stringValue, "\(expected.name): the daemon's sentence, whole: \(screen)")
             #expect(screen.tone == expected.tone, "\(expected.name): \(screen)")
+            if expected.tone == "neutral" { neutralIcons[expected.outcome] = screen.icon }
             #expect((screen.icon == "\u{2713}") == (expected.outcome == "authentic" && expected.tone == "good" && expected.seal != "opened-degraded"),
                     "\(expected.name): the check mark is a chip's genuine read alone, never a printed code's: \(screen)")
             #expect(screen.seal == expected.seal, "\(expected.name): \(screen)")
@@ -95,6 +103,8 @@ struct KioskPageTests {
             }
         }
 
+        #expect(Set(neutralIcons.values).count == neutralIcons.count, "one sign for several states: \(neutralIcons)")
+
         try station.send(ClientCommand(id: "watch", action: .watch([.readError])))
         try rig.showUnreadableCode()
         var readError: JSON?
@@ -107,6 +117,8 @@ struct KioskPageTests {
         #expect(screen.outcome == "read_error")
         #expect(screen.message == error["message"]?.stringValue && !screen.message.isEmpty, "\(screen)")
         #expect(screen.seal == "none" && screen.theft == "none" && screen.tone == "neutral")
+        // Bytes that are not text: "It is not a SealTrust code", and the sign says so, not "read again".
+        #expect(error["reason"] == "invalid_utf8" && screen.icon == neutralIcons["not_sealtrust"], "\(screen.icon) \(neutralIcons)")
         // The daemon's sentence says what to do ("Hold the tag still and try again."): nothing repeats it under it.
         #expect(try await page.evaluate("document.getElementById('hint').textContent") == "", "\(screen)")
     }
