@@ -188,15 +188,15 @@ struct BridgePartsTests {
         var words = KioskWords.english
         words.idle = "Tap here {{WORDS}} {{TITLE}}"
         words.title = "Station {{IDLE}}"
-        let page = KioskPage.document(language: .en, words: words, holdSeconds: 8)
+        let page = KioskPage.document(language: .en, words: words, holdSeconds: 8).text
         #expect(page.contains("<title>Station {{IDLE}}</title>") && page.contains("Tap here {{WORDS}} {{TITLE}}"))
         #expect(page.components(separatedBy: "const words = ").count == 2, "the words JSON once, where the script wants it")
         #expect(KioskPage.filled("a {{X}} {{Y}} {{ b", with: ["X": "{{Y}}", "Y": "y"]) == "a {{Y}} y {{ b")
     }
 
     @Test func thePageCarriesNothingFromElsewhere() {
-        let page = KioskPage.document(language: .fr, words: .french, holdSeconds: 5)
-        #expect(page.contains("<html lang=\"fr\" data-hold=\"5\">"))
+        let page = KioskPage.document(language: .fr, words: .french, holdSeconds: 5).text
+        #expect(page.contains("<html lang=\"fr\" data-hold=\"5\" data-page=\""))
         #expect(!page.contains("http://") && !page.contains("https://") && !page.contains("src="), "no external assets")
         #expect(page.contains("aria-live=\"assertive\""))
         #expect(!page.contains("innerHTML"), "text from the daemon goes in as text")
