@@ -50,8 +50,9 @@ public struct KioskRoutes: Sendable {
         case "/passport", "/certificate.svg":
             // Every answer of these routes is a JSON object, their errors too (sealtrust-kiosk(8)).
             guard let scanID = request.scanID, Self.isScanID(scanID) else {
-                let error = JSON.object([("error", "bad_scan_id"), ("detail", "scan_id: 1 to 128 letters, digits, '-', '.', '_' or '~'")])
-                return .document(status: 400, contentType: "application/json", body: Array((error.encoded() + "\n").utf8))
+                let refusal = ProductDocuments.json(400, .object([("error", "bad_scan_id"),
+                                                                 ("detail", "scan_id: 1 to 128 letters, digits, '-', '.', '_' or '~'")]))
+                return .document(status: refusal.status, contentType: refusal.contentType, body: refusal.body)
             }
             return desk.answer(scanID: scanID, render: request.path == "/passport" ? ProductDocuments.passport : ProductDocuments.certificateCode)
         case "/healthz":

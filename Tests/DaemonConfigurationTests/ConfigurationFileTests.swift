@@ -6,22 +6,6 @@ import TestSupport
 /// What the configuration file's lines mean beyond `key = value`: a relative path is the file's folder's (under
 /// systemd the working directory is /), and one pair of quotes around a value is not part of it.
 @Suite struct ConfigurationFileTests {
-    func options(_ arguments: [String]) throws -> DaemonOptions {
-        guard case .run(let options) = try DaemonCommandLine.parse(arguments: arguments, fileExists: { _ in false }) else {
-            throw HarnessError("not options to run with")
-        }
-        return options
-    }
-
-    func problem(_ arguments: [String]) -> String? {
-        do {
-            _ = try DaemonCommandLine.parse(arguments: arguments, fileExists: { _ in false })
-            return nil
-        } catch {
-            return error.message
-        }
-    }
-
     @Test func aRelativePathInTheFileIsTheFilesFolders() throws {
         let folder = try makeScratchDirectory()
         try #"{"en": {"not_sealtrust": "Not ours."}}"#.write(toFile: folder + "/texts.json", atomically: true, encoding: .utf8)

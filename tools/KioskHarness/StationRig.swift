@@ -128,6 +128,13 @@ public final class StationRig: @unchecked Sendable {
     /// The page's address.
     public var pageURL: String { kiosk.base + "/" }
 
+    /// The station's page in a headless Chromium of its own (the page holds its browser), once it shows idle.
+    public func idlePage() async throws -> BrowserPage {
+        let page = try await Chromium().open(pageURL)
+        _ = try await page.waitForOutcome("idle")
+        return page
+    }
+
     /// Shows the camera a code that cannot be read (binary, not UTF-8): the daemon publishes a `read_error`.
     public func showUnreadableCode() throws {
         let fixtures = directory + "/fixtures"
