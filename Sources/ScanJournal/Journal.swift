@@ -6,9 +6,9 @@ import Synchronization
 
 /// The durable, numbered record of every event the daemon publishes.
 ///
-/// JSON Lines in segment files under one directory; an event is written and
-/// `fdatasync`ed before `append` returns, so what a client received survives
-/// a crash. Retention drops whole oldest segments by total size and by age.
+/// JSON Lines in segment files under one directory; an event is written, then `fdatasync`ed and committed (`append`
+/// does both), and only a committed event is counted in `lastSeq`, read back and published: what a client received
+/// survives a crash. Retention drops whole oldest segments by total size and by age.
 public final class Journal: Sendable {
     public let directory: String
     public let maxBytes: Int
@@ -30,6 +30,19 @@ public final class Journal: Sendable {
         var reportedPlaces: Set<String> = []
         /// Bytes allocated past the active segment's end for the events promised room (see `Room`) and not yet written.
         var reserved = 0
+        /// The line written and not yet committed.
+        var written: Written?
+        /// `close` came while a line was written and not committed: the commit closes.
+        var closing = false
+    }
+
+    /// What undoing a written line restores.
+    private struct Written {
+        let seq: UInt64
+        /// The active segment's size before the line.
+        let start: Int
+        let reservedBefore: Int
+        let newestAtBefore: Double
     }
 
     /// What an append does with the room kept past the end of the journal for an event that must follow another, as a
@@ -46,19 +59,28 @@ public final class Journal: Sendable {
     }
 
     private let state: Mutex<State>
+    /// Takes `append`s from several threads one at a time; held across no call out of the journal.
+    private let appendOrder = Mutex(())
+    private let clock: DaemonClock
+    /// Runs before each fdatasync, on the committing thread, with no lock held: a test holds an fdatasync there, as a
+    /// slow disk would.
+    private let beforeSync: @Sendable () -> Void
 
     /// A journal that does not make sense (a segment whose name is no seq, a last seq outside its
     /// segment's range) is set aside (renamed `NAME.aside-TIME`) and said in `recoveryNote`; seqs go on
     /// after the highest the set-aside file may have given out, so none is reused.
     public init(
         path: String, maxBytes: Int = 268_435_456, maxAge: TimeInterval = 90 * 86_400, segmentBytes: Int? = nil,
-        warn: @escaping @Sendable (String) -> Void = { _ in }
+        clock: DaemonClock = .system, warn: @escaping @Sendable (String) -> Void = { _ in },
+        beforeSync: @escaping @Sendable () -> Void = {}
     ) throws {
         self.directory = path
         self.maxBytes = max(1, maxBytes)
         self.maxAge = maxAge
         self.segmentBytes = segmentBytes ?? min(16 << 20, max(64 << 10, maxBytes / 8))
         self.warn = warn
+        self.clock = clock
+        self.beforeSync = beforeSync
         try FileCalls.makeDirectories(path)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         var notes: [String] = []
@@ -113,7 +135,7 @@ public final class Journal: Sendable {
         self.recoveryNote = notes.isEmpty ? nil : notes.joined(separator: "; ")
         self.state = Mutex(State(segments: segments, activeDescriptor: descriptor, lastSeq: lastSeq))
         try state.withLock { state in
-            try Journal.enforceRetention(&state, directory: path, maxBytes: self.maxBytes, maxAge: maxAge)
+            try Journal.enforceRetention(&state, directory: path, maxBytes: self.maxBytes, maxAge: maxAge, now: clock.wall().seconds)
         }
     }
 
@@ -121,25 +143,35 @@ public final class Journal: Sendable {
         close()
     }
 
+    /// The last event made durable. Read under the state's lock, which no fdatasync holds: `hello` and `status` never
+    /// wait for the disk.
     public var lastSeq: UInt64 { state.withLock { $0.lastSeq } }
 
     /// The `seq` of the oldest event retention has kept (or the next one, when there is none).
     public var oldestAvailableSeq: UInt64 { state.withLock { $0.segments[0].firstSeq } }
 
-    /// Adds `type`, `seq` and `at` first, then `fields`; durable before it returns.
-    ///
-    /// `whenWritten` runs once the line is written and before it is made durable, under the journal's lock: what
-    /// may start as soon as the event is recorded (a scan's API call) starts beside the fdatasync. Once it has run,
-    /// a failed fdatasync keeps the line, whose consequence is already out, and throws `UnsyncedAppend`.
+    /// Adds `type`, `seq` and `at` first, then `fields`; durable before it returns. Appends from several threads are
+    /// taken one at a time.
     ///
     /// `room`: see `Room`. A file system that cannot allocate ahead (EOPNOTSUPP) keeps no room, and writes as before.
-    public func append(type: String, fields: [(String, JSON)], room: Room = .none,
-                       whenWritten: (() -> Void)? = nil) throws -> JournaledEvent {
-        let (journaled, syncFailure) = try state.withLock { state throws(JournalError) -> (JournaledEvent, JournalError?) in
+    public func append(type: String, fields: [(String, JSON)], room: Room = .none) throws -> JournaledEvent {
+        try appendOrder.withLock { _ in
+            try commit(write(type: type, fields: fields, room: room), keepingIfUnsynced: false)
+        }
+    }
+
+    /// The first of an append's two steps: writes the event's line, not yet durable nor counted in `lastSeq`. One
+    /// write at a time: the next one waits for this one's `commit`, which its caller owes. What may start once the
+    /// line is written (a scan's API call) starts between the two steps, with no lock of the journal's held.
+    ///
+    /// `room`: see `Room`.
+    public func write(type: String, fields: [(String, JSON)], room: Room = .none) throws(JournalError) -> WrittenEvent {
+        try state.withLock { state throws(JournalError) -> WrittenEvent in
             if case .use(let bytes) = room { state.reserved = max(0, state.reserved - bytes) }
-            guard state.activeDescriptor >= 0 else { throw .closed }
+            guard state.activeDescriptor >= 0, !state.closing else { throw .closed }
+            precondition(state.written == nil, "a journal write before the last one was committed")
             let seq = state.lastSeq + 1
-            let now = Timestamp.now()
+            let now = clock.wall()
             let event = JSON.object([("type", .string(type)), ("seq", .int(Int64(seq))), ("at", .string(now.text))] + fields)
             var bytes: [UInt8] = []
             bytes.reserveCapacity(256)
@@ -163,44 +195,68 @@ public final class Journal: Sendable {
             } else if kept > 0 {
                 try Self.allocate(state.activeDescriptor, from: state.segments[active].bytes, count: bytes.count + kept, path: activePath)
             }
-            // A line that failed is cut off; the room kept for others is allocated again (the cut may free it).
-            let undo = { [state] in
-                let end = state.segments[active].bytes
-                try? FileCalls.truncate(state.activeDescriptor, to: end, path: activePath)
-                if state.reserved > 0 { try? Self.allocate(state.activeDescriptor, from: end, count: state.reserved, path: activePath) }
-            }
+            let written = Written(seq: seq, start: state.segments[active].bytes, reservedBefore: state.reserved,
+                                  newestAtBefore: state.segments[active].newestAt)
             do throws(JournalError) {
                 try FileCalls.writeAll(state.activeDescriptor, bytes, path: activePath)
             } catch {
-                undo()
+                Self.undo(written, in: &state, path: activePath)
                 throw error
             }
-            whenWritten?()
-            var syncFailure: JournalError?
-            do throws(JournalError) {
-                try FileCalls.syncData(state.activeDescriptor, path: activePath)
-            } catch {
-                guard whenWritten != nil else {
-                    undo()
-                    throw error
-                }
-                syncFailure = error
-            }
-            state.lastSeq = seq
+            state.written = written
             state.reserved = kept
             state.segments[active].bytes += bytes.count
             state.segments[active].newestAt = now.seconds
+            return WrittenEvent(event: JournaledEvent(seq: seq, type: type, line: line), descriptor: state.activeDescriptor,
+                                path: activePath)
+        }
+    }
+
+    /// The second step: fdatasyncs the written line, with none of the journal's locks held, then counts it in
+    /// `lastSeq` and applies retention. A failed fdatasync undoes the line and throws; with `keepingIfUnsynced` (what
+    /// followed its write has started: a scan's API call) it keeps the line, which must be published, and throws
+    /// `UnsyncedAppend`.
+    @discardableResult
+    public func commit(_ written: WrittenEvent, keepingIfUnsynced: Bool) throws -> JournaledEvent {
+        beforeSync()
+        var syncFailure: JournalError?
+        do throws(JournalError) {
+            try FileCalls.syncData(written.descriptor, path: written.path)
+        } catch {
+            syncFailure = error
+        }
+        try state.withLock { state throws(JournalError) in
+            guard let pending = state.written, pending.seq == written.event.seq else {
+                preconditionFailure("a journal commit of a line not written")
+            }
+            state.written = nil
+            defer { if state.closing { closeActive(&state) } }
+            if let syncFailure, !keepingIfUnsynced {
+                Self.undo(pending, in: &state, path: written.path)
+                throw syncFailure
+            }
+            state.lastSeq = pending.seq
             // The event is durable (or its consequence is out) and must be published: a segment retention cannot remove now (a read-only
             // directory) is said once, and removed at a later append.
             do throws(JournalError) {
-                try Journal.enforceRetention(&state, directory: directory, maxBytes: maxBytes, maxAge: maxAge)
+                try Journal.enforceRetention(&state, directory: directory, maxBytes: maxBytes, maxAge: maxAge, now: clock.wall().seconds)
             } catch {
                 if state.reportedPlaces.insert("retention").inserted { warn("journal: retention: \(error); tried again at each append") }
             }
-            return (JournaledEvent(seq: seq, type: type, line: line), syncFailure)
         }
-        if let syncFailure { throw UnsyncedAppend(event: journaled, failure: syncFailure) }
-        return journaled
+        if let syncFailure { throw UnsyncedAppend(event: written.event, failure: syncFailure) }
+        return written.event
+    }
+
+    /// Cuts off a line that failed, in the active segment; the room kept for others is allocated again (the cut may
+    /// free it).
+    private static func undo(_ written: Written, in state: inout State, path: String) {
+        let active = state.segments.count - 1
+        try? FileCalls.truncate(state.activeDescriptor, to: written.start, path: path)
+        state.segments[active].bytes = written.start
+        state.segments[active].newestAt = written.newestAtBefore
+        state.reserved = written.reservedBefore
+        if state.reserved > 0 { try? allocate(state.activeDescriptor, from: written.start, count: state.reserved, path: path) }
     }
 
     /// Every event with a `seq` above `seq`, in order.
@@ -227,13 +283,18 @@ public final class Journal: Sendable {
         }
     }
 
-    /// Stops appends; later calls of `append` throw `closed`.
+    /// Stops appends; later calls of `append` and `write` throw `closed`. A line written and not committed keeps its
+    /// descriptor until its commit.
     public func close() {
         state.withLock { state in
-            if state.activeDescriptor >= 0 {
-                FileDescriptor.close(state.activeDescriptor)
-                state.activeDescriptor = -1
-            }
+            if state.written == nil { closeActive(&state) } else { state.closing = true }
+        }
+    }
+
+    private func closeActive(_ state: inout State) {
+        if state.activeDescriptor >= 0 {
+            FileDescriptor.close(state.activeDescriptor)
+            state.activeDescriptor = -1
         }
     }
 
@@ -246,10 +307,12 @@ public final class Journal: Sendable {
         state.withLock { $0.segments.map(\.firstSeq) }
     }
 
-    /// The seqs a segment's lines can hold: below the next segment's name, or up to the last appended.
-    func seqLimit(ofSegment firstSeq: UInt64) -> UInt64 {
+    /// The seqs a segment's lines can hold: below the next segment's name, or up to the last committed; `isActive`:
+    /// the segment is the one written, whose next line may be written and not committed yet.
+    func seqLimit(ofSegment firstSeq: UInt64) -> (limit: UInt64, isActive: Bool) {
         state.withLock { state in
-            (state.segments.first { $0.firstSeq > firstSeq }?.firstSeq).map { $0 - 1 } ?? state.lastSeq
+            guard let next = state.segments.first(where: { $0.firstSeq > firstSeq }) else { return (state.lastSeq, true) }
+            return (next.firstSeq - 1, false)
         }
     }
 
@@ -279,7 +342,7 @@ public final class Journal: Sendable {
         try? FileCalls.truncate(state.activeDescriptor, to: oldEnd, path: segmentPath(state.segments[state.segments.count - 1].firstSeq))
         FileDescriptor.close(state.activeDescriptor)
         state.activeDescriptor = descriptor
-        state.segments.append(SegmentFile(firstSeq: firstSeq, bytes: 0, newestAt: Timestamp.now().seconds))
+        state.segments.append(SegmentFile(firstSeq: firstSeq, bytes: 0, newestAt: clock.wall().seconds))
     }
 
     /// Allocates `count` bytes from `offset` ahead of the writes; a file system that cannot is written without.
@@ -295,9 +358,9 @@ public final class Journal: Sendable {
 
     /// Drops whole oldest segments, never the one being written.
     private static func enforceRetention(
-        _ state: inout State, directory: String, maxBytes: Int, maxAge: TimeInterval
+        _ state: inout State, directory: String, maxBytes: Int, maxAge: TimeInterval, now: Double
     ) throws(JournalError) {
-        let oldestAllowed = Timestamp.now().seconds - maxAge
+        let oldestAllowed = now - maxAge
         var total = state.segments.reduce(0) { $0 + $1.bytes }
         var removed = false
         while state.segments.count > 1, total > maxBytes || state.segments[0].newestAt < oldestAllowed {

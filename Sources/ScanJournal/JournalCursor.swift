@@ -61,12 +61,12 @@ public struct JournalCursor: Sendable {
         var events: [JournaledEvent] = []
         while events.isEmpty {
             let bytes = try FileCalls.readAt(descriptor, offset: offset, count: maxBytes, path: path)
-            // Read after the bytes: a line already written is within it, unless its append failed.
+            // Read after the bytes: a line already committed is within it.
             let limit = journal.seqLimit(ofSegment: segmentFirstSeq)
             guard let lastNewline = bytes.lastIndex(of: 0x0A) else {
                 // No newline: the end of what is written, or one line longer than a batch.
                 guard bytes.count == maxBytes, let long = try readLongLine(descriptor: descriptor, path: path) else { return [] }
-                take(long[...], at: offset, path: path, limit: limit, into: &events)
+                guard take(long[...], at: offset, path: path, limit: limit, into: &events) else { return events }
                 offset += long.count + 1
                 continue
             }
@@ -75,8 +75,9 @@ public struct JournalCursor: Sendable {
                 let lineEnd = bytes[lineStart...].firstIndex(of: 0x0A)!
                 if lineHoldsNothingAfterStart {
                     line += 1
-                } else {
-                    take(bytes[lineStart..<lineEnd], at: offset + lineStart, path: path, limit: limit, into: &events)
+                } else if !take(bytes[lineStart..<lineEnd], at: offset + lineStart, path: path, limit: limit, into: &events) {
+                    offset += lineStart
+                    return events
                 }
                 lineStart = lineEnd + 1
             }
@@ -92,20 +93,25 @@ public struct JournalCursor: Sendable {
         segmentFirstSeq <= start && UInt64(line) <= start - segmentFirstSeq
     }
 
+    /// Takes the line into `events` (or passes over it, said once); false, leaving it unread, when it is the active
+    /// segment's line written and not committed yet (or undone since): it is read again at the next batch.
     private mutating func take(
-        _ text: ArraySlice<UInt8>, at lineOffset: Int, path: String, limit: UInt64, into events: inout [JournaledEvent]
-    ) {
-        defer { line += 1 }
+        _ text: ArraySlice<UInt8>, at lineOffset: Int, path: String, limit: (limit: UInt64, isActive: Bool),
+        into events: inout [JournaledEvent]
+    ) -> Bool {
         guard let event = JournaledEvent(line: String(decoding: text, as: UTF8.self)) else {
+            line += 1
             journal.warnOnce(at: "\(path) at byte \(lineOffset)", "not an event")
-            return
+            return true
         }
         let plausible = SegmentFile.plausibleSeqs(firstSeq: segmentFirstSeq, line: line)
-        guard plausible.contains(event.seq), event.seq <= limit else {
-            let upper = min(plausible.upperBound, limit)
+        if limit.isActive, event.seq > limit.limit, plausible.contains(event.seq) { return false }
+        line += 1
+        guard plausible.contains(event.seq), event.seq <= limit.limit else {
+            let upper = min(plausible.upperBound, limit.limit)
             let bounds = upper < segmentFirstSeq ? "none" : "\(segmentFirstSeq) to \(upper)"
             journal.warnOnce(at: "\(path) at byte \(lineOffset)", "seq \(event.seq) cannot be on this line (\(bounds))")
-            return
+            return true
         }
         if event.seq > position {
             events.append(event)
@@ -113,6 +119,7 @@ public struct JournalCursor: Sendable {
         } else if event.seq > start {
             journal.warnOnce(at: "\(path) at byte \(lineOffset)", "seq \(event.seq) comes after \(position)")
         }
+        return true
     }
 
     /// The line at `offset`, longer than a batch, read whole; nil while its end is not written yet.

@@ -9,16 +9,22 @@ import VerdictSocket
 
 /// The station's rules as a value: each input gives the effects to carry out, in their order, and nothing else.
 ///
-/// Classification, call admission, the verdict for each answer, the counters, `status` and the reload diff live here.
-/// `StationCore` carries the effects out on the threads that brought the inputs; a test feeds inputs and reads the
-/// effects, with no thread, journal, network or clock of its own.
+/// Classification, call admission, the verdict for each answer, the counters, `status`, the reload diff, and the
+/// `passport` commands' admission and answer cache live here. `StationCore` carries the effects out one after another
+/// and feeds back their results; a test feeds inputs and reads the effects, with no thread, journal, network or clock
+/// of its own.
 struct Station: Sendable {
     /// API calls out at once; more scans wait for a slot, and never for one another's answers.
     static let callsInFlightLimit = 16
 
+    /// `passport` commands read at once; more are answered busy, so that no client can spawn threads without bound.
+    static let passportsInFlightLimit = 8
+
     /// A scan from its arrival until its verdict is recorded or refused.
     private struct OpenScan {
         let call: StationCall
+        /// Its call holds one of the `callsInFlightLimit` slots (it starts once its line is written).
+        var holdsSlot = false
         /// Set once it is the verdict's turn to be journaled.
         var verdict: VerdictEvent?
     }
@@ -35,8 +41,10 @@ struct Station: Sendable {
     private var open: [String: OpenScan] = [:]
     private var products = ProductMemory()
     private var callsInFlight = 0
-    /// Calls waiting for a slot, oldest first.
+    /// Calls of recorded scans waiting for a slot, oldest first.
     private var waiting: [StationCall] = []
+    private var passportsInFlight = 0
+    private var passportCache = PassportCache()
     private var stopping = false
     private var saidStopped = false
 
@@ -56,9 +64,6 @@ struct Station: Sendable {
         switch input {
         case .scanned(let read, let scanID, let requestID, let requester):
             effects = take(read, scanID: scanID, requestID: requestID, requester: requester, timestamp: timestamp)
-        case .scanWritten(let scanID):
-            // Under the journal's lock: admission only, no status line.
-            return admit(scanID: scanID)
         case .recorded(let record, let recorded, let refuses):
             journalRefuses = refuses
             effects = conclude(record, recorded: recorded, at: now, timestamp: timestamp)
@@ -87,33 +92,36 @@ struct Station: Sendable {
     // MARK: Scans
 
     /// Classifies the string and journals its `scan`, keeping room for its verdict. Its verdict follows once the
-    /// journal recorded the scan: at once when no call is needed, else by a call that starts as the line is written.
-    /// A scan the journal refused gets no call: a chip URL is spent only for a scan the station recorded.
+    /// journal recorded the scan: at once when no call is needed, else by a call that starts as the line is written
+    /// (when a slot is free; else once the scan is recorded and a slot frees). A scan the journal refused gets no
+    /// call: a chip URL is spent only for a scan the station recorded.
     private mutating func take(_ read: ScanRead, scanID: String, requestID: JSON?, requester: ClientID?,
                                timestamp: () -> String) -> [StationEffect] {
         guard !stopping else { return [.log(.info, "scan from \(read.source) ignored: the daemon is stopping")] }
         let code = ScannedCode(raw: read.raw, extraHosts: settings.options.extraHosts)
         counters.countScan(by: read.medium)
         sources.scanned(by: read.source, at: timestamp())
-        open[scanID] = OpenScan(call: StationCall(scanID: scanID, code: code, read: read, requestID: requestID,
-                                                  requester: requester, settings: settings))
+        let call = StationCall(scanID: scanID, code: code, read: read, requestID: requestID, requester: requester, settings: settings)
+        let startsCall = code.needsCall && callsInFlight < Self.callsInFlightLimit
+        if startsCall { callsInFlight += 1 }
+        open[scanID] = OpenScan(call: call, holdsSlot: startsCall)
         let scan = code.event(scanID: scanID, source: read.source, medium: read.medium, raw: read.raw, requestID: requestID)
         return [
             .log(.info, "scan \(scanID) from \(read.source): \(code.kind.rawValue)"),
             .record(.scan(scan), requester: requester, room: .reserve(bytes: Self.verdictRoomBytes(requestID: requestID)),
-                    record: .scan(id: scanID), startsCall: code.needsCall),
+                    record: .scan(id: scanID), thenCall: startsCall ? call : nil),
         ]
     }
 
-    /// Starts the scan's call now, or queues it while `callsInFlightLimit` calls are out.
-    private mutating func admit(scanID: String) -> [StationEffect] {
-        guard let call = open[scanID]?.call else { return [] }
-        guard callsInFlight < Self.callsInFlightLimit else {
-            waiting.append(call)
+    /// A call's slot given to the oldest waiting call, or freed.
+    private mutating func freeSlot() -> [StationEffect] {
+        guard !waiting.isEmpty else {
+            callsInFlight -= 1
             return []
         }
-        callsInFlight += 1
-        return [.startCall(call)]
+        let next = waiting.removeFirst()
+        open[next.scanID]?.holdsSlot = true
+        return [.startCall(next)]
     }
 
     private mutating func conclude(_ record: StationRecord, recorded: Bool, at now: ContinuousClock.Instant,
@@ -124,9 +132,20 @@ struct Station: Sendable {
             guard let scan = open[scanID], scan.verdict == nil else { return [] }
             guard recorded else {
                 open[scanID] = nil
+                // Its call did not start: the journal refused the line before it.
                 return refusal("the scan was not journaled, so it was not verified", of: scan.call)
+                    + (scan.holdsSlot ? freeSlot() : [])
             }
-            guard !scan.call.code.needsCall else { return [] }
+            guard !scan.call.code.needsCall else {
+                guard !scan.holdsSlot else { return [] }
+                guard callsInFlight < Self.callsInFlightLimit else {
+                    waiting.append(scan.call)
+                    return []
+                }
+                callsInFlight += 1
+                open[scanID]?.holdsSlot = true
+                return [.startCall(scan.call)]
+            }
             let latency = (now - scan.call.read.readAt).wholeMilliseconds
             guard scan.call.code.kind != .foreign else {
                 return recordVerdict(VerdictEvent(foreignOf: scan.call, latencyMilliseconds: latency), apiError: nil,
@@ -140,13 +159,7 @@ struct Station: Sendable {
             var effects = recorded
                 ? [StationEffect.show(verdict)]
                 : refusal("the verdict was not journaled", of: scan.call)
-            if scan.call.code.needsCall {
-                if waiting.isEmpty {
-                    callsInFlight -= 1
-                } else {
-                    effects.append(.startCall(waiting.removeFirst()))
-                }
-            }
+            if scan.holdsSlot { effects += freeSlot() }
             return effects
         case .source, .readError:
             return []
@@ -199,13 +212,39 @@ struct Station: Sendable {
                  "verdict \(verdict.scanID): \(verdict.logSummary(error: apiError)) in \(verdict.latencyMilliseconds) ms"),
             .record(.verdict(verdict), requester: open[verdict.scanID]?.call.requester,
                     room: .use(bytes: Self.verdictRoomBytes(requestID: verdict.requestID)), record: .verdict(scanID: verdict.scanID),
-                    startsCall: false),
+                    thenCall: nil),
         ]
     }
 
-    /// The product of a scan's verdict, and what that verdict proves, while it is remembered.
-    func product(ofScan scanID: String) -> ProductContext? {
-        products.product(ofScan: scanID)
+    // MARK: Passports
+
+    /// A `passport` command's answer at once (a scan not remembered, an answer from the cache, busy), or the reads to
+    /// make for it, on a thread of the runtime's, which hands what they gave to `passportRead`.
+    mutating func askPassport(_ query: PassportQuery, requestID: JSON, at now: ContinuousClock.Instant) -> PassportStep {
+        let product: ProductContext? = switch query.subject {
+        case .scan(let scanID): products.product(ofScan: scanID)
+        case .identifier(let identifier): ProductContext(query: .item(identifier: identifier))
+        case .gtin(let gtin): ProductContext(query: .model(gtin: gtin))
+        }
+        guard let product else {
+            let detail = "this scan_id is not among the last scans remembered, or its verdict names no product"
+            return .answer(ServerAnswer.error(.notAvailable, detail, id: requestID))
+        }
+        let tier = query.tier ?? settings.options.tier
+        let read = PassportRead(product: product, tier: tier, parts: query.parts, requestID: requestID, settings: settings)
+        if let reads = passportCache.reads(for: read.key, at: now) { return .answer(read.answer(reads)) }
+        guard passportsInFlight < Self.passportsInFlightLimit else {
+            return .answer(ServerAnswer.passport(id: requestID, PassportAnswer.busy(retryAfterSeconds: 1, texts: settings.texts)))
+        }
+        passportsInFlight += 1
+        return .read(read)
+    }
+
+    /// The answer to a `passport` command from what its reads gave; a whole one is kept in the cache.
+    mutating func passportRead(_ read: PassportRead, gave reads: PassportReads, at now: ContinuousClock.Instant) -> JSON {
+        passportsInFlight -= 1
+        if reads.isComplete { passportCache.keep(reads, for: read.key, at: now) }
+        return read.answer(reads)
     }
 
     /// The journal room a scan keeps for its verdict: the request's id, which the verdict repeats, and 64 KiB for the
@@ -228,7 +267,7 @@ struct Station: Sendable {
         } else {
             effects.append(.log(.notice, "source \(event.id) \(event.state.rawValue): \(event.detail)"))
         }
-        effects.append(.record(.source(event), requester: nil, room: .none, record: .source, startsCall: false))
+        effects.append(.record(.source(event), requester: nil, room: .none, record: .source, thenCall: nil))
         return effects
     }
 
@@ -242,7 +281,7 @@ struct Station: Sendable {
         counters.countReadError(failure.reason)
         let event = ReadErrorEvent(source: failure.source, medium: failure.medium, reason: failure.reason,
                                    detail: failure.detail, message: settings.messages.readError(reason: failure.reason))
-        effects.append(.record(.readError(event), requester: nil, room: .none, record: .readError, startsCall: false))
+        effects.append(.record(.readError(event), requester: nil, room: .none, record: .readError, thenCall: nil))
         return effects
     }
 

@@ -11,74 +11,81 @@ import StationWire
 import Synchronization
 import VerdictSocket
 
-/// Runs the station's rules (`Station`) on the threads that bring its inputs: one `scan` and one `verdict` per string
-/// read, every event journaled before it is published.
+/// Runs the station's rules (`Station`): feeds it each input, then carries out its effects one after another, in the
+/// order given, from one queue, and feeds each effect's result back as an input, whose effects join the queue's end.
 ///
-/// A source's report is handled on the thread that read it: the scan is classified and journaled there, and its API
-/// call gets a thread of its own, which journals and publishes the verdict. So from card-present to the socket write
-/// a chip scan crosses two threads' hand-offs: the reader's monitor to its read thread, and that to the call's
-/// thread. The `run` task takes what the socket server's thread must not wait for (a client's `verify`), and
-/// waits, at stop, for the calls in flight.
+/// The queue is drained by one thread at a time, never reentered: the thread that brings an input drains it when no
+/// other does (a source's read thread, a call's thread), so a scan is journaled with no hand-off; an input from the
+/// server's thread, the pool or a signal's hook is drained on a thread of the runtime's (`station`), as none of these
+/// may wait for the disk. So every journal write comes from the drainer, one at a time, in `seq` order, and a
+/// scan's call starts between its line's write and its fdatasync, outside every lock.
 ///
-/// Locks are taken in one order: the event log's, then the journal's, then the station's. The station's is held only
-/// while `Station.handle` runs, never while an effect is carried out; the one input fed under the journal's lock
-/// (`scanWritten`, so that a call starts beside its scan's fdatasync) only admits the call.
+/// One lock, the runtime's: held while `Station.handle` runs and while the queue is taken from, never while an effect
+/// is carried out.
 public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     public let name = "station core"
     public static let clientIdentifier = "sealtrust-scand/\(ProductVersion.current)"
 
-    private enum Work: Sendable {
-        /// A client's `verify`: the string exactly as given.
-        case manual(raw: String, requestID: JSON?, client: ClientID)
-        case stop
-        /// Every scan taken has its verdict, after a stop.
-        case stopped
+    /// The station and what carrying out its effects needs, under the one lock.
+    private struct Runtime {
+        var station: Station
+        /// Effects not carried out yet, in the order `handle` gave them.
+        var queue: [StationEffect] = []
+        /// A thread is draining `queue`: others only add to it.
+        var draining = false
+        /// The client the next call goes through; a reload makes a new one.
+        var api: any StationAPI
+        /// The sources running into this core, which may show a verdict at the device that read it.
+        var sources: [any ScanSource] = []
     }
 
-    private let station: Mutex<Station>
-    private let inbox = ThreadBridge<Work>()
+    /// Where an input's effects are carried out when no thread drains the queue.
+    private enum Drainer {
+        /// The caller's thread, one of ours that may wait for the disk.
+        case caller
+        /// A `station` thread: the caller must not wait (the server's thread, Swift's pool, a signal's hook).
+        case ownThread
+    }
+
+    private let runtime: Mutex<Runtime>
+    /// Says `run` may return: every scan taken has its verdict, after a stop.
+    private let stopped = ThreadBridge<Void>()
+    private let drainThreads = ParkedThreads(name: "station")
     private let callThreads = ParkedThreads(name: "api-call")
     /// A `passport` command's reads, apart from the scans' calls.
     private let readThreads = ParkedThreads(name: "api-read")
-    private let passportCache = PassportCache()
-    /// `passport` commands being read; more are refused, so that no client can spawn threads without bound.
-    private let passportsInFlight = Mutex(0)
-    static let passportsInFlightLimit = 8
     private let log: EventLog
     /// Where an answer to one client goes (`passport`); events go through `log`.
     private let publisher: any EventPublisher
     private let logger: Logger
     private let tokens: TokenStore
-    /// The client the next call goes through; a reload makes a new one.
-    private let api: Mutex<any StationAPI>
     private let makeAPI: @Sendable (SealTrustConfiguration) -> any StationAPI
-    /// The sources running into this core, which may show a verdict at the device that read it.
-    private let runningSources = Mutex<[any ScanSource]>([])
-    private let now: @Sendable () -> ContinuousClock.Instant
+    private let clock: DaemonClock
     private let onStatusChange: @Sendable (String) -> Void
 
-    /// `sourceErrorLogInterval` and `now`: a source's errors, and a handheld scanner's read errors, are logged at most
-    /// once in that interval by that clock, which also times each verdict's latency and the uptime. `makeAPI`: the
-    /// client for a configuration (at start and on each reload).
+    /// `sourceErrorLogInterval` and `clock`: a source's errors, and a handheld scanner's read errors, are logged at
+    /// most once in that interval by the clock's monotonic time, which also times each verdict's latency, the uptime
+    /// and the passport cache; its wall time dates what events and `status` show. `makeAPI`: the client for a
+    /// configuration (at start and on each reload).
     public init(options: DaemonOptions, journal: Journal, publisher: any EventPublisher, logger: Logger, tokens: TokenStore,
-                sourceErrorLogInterval: Duration = .seconds(60),
-                now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+                sourceErrorLogInterval: Duration = .seconds(60), clock: DaemonClock = .system,
                 makeAPI: @escaping @Sendable (SealTrustConfiguration) -> any StationAPI = { SealTrustClient(configuration: $0) },
                 onStatusChange: @escaping @Sendable (String) -> Void) {
         self.logger = logger
-        self.now = now
+        self.clock = clock
         self.tokens = tokens
         self.makeAPI = makeAPI
         self.onStatusChange = onStatusChange
         self.publisher = publisher
-        log = EventLog(journal: journal, publisher: publisher, logger: logger)
-        station = Mutex(Station(options: options, startedAt: now(), sourceErrorLogInterval: sourceErrorLogInterval))
+        log = EventLog(journal: journal, publisher: publisher, logger: logger, clock: clock)
         let caBundle = options.apiCAFile.map { path in
             let (bundle, problem) = CABundleFile.read(path)
             if let problem { logger.warning("\(problem): every API call fails until it is mended and the daemon reloaded") }
             return bundle
         }
-        api = Mutex(makeAPI(Self.configuration(for: options, caBundle: caBundle, tokens: tokens)))
+        runtime = Mutex(Runtime(
+            station: Station(options: options, startedAt: clock.monotonic(), sourceErrorLogInterval: sourceErrorLogInterval),
+            api: makeAPI(Self.configuration(for: options, caBundle: caBundle, tokens: tokens))))
     }
 
     /// The API client's configuration for `options`, with the CA bundle read at start or on SIGHUP.
@@ -91,68 +98,97 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 
     // MARK: Inputs and effects
 
-    /// Feeds `input` to the station, then carries out its effects on this thread, in order.
-    private func feed(_ input: StationInput) {
-        perform(handle(input))
+    /// Feeds `input` to the station and queues its effects; drains the queue unless a thread already does.
+    private func feed(_ input: StationInput, drainOn drainer: Drainer) {
+        queue(drainOn: drainer) { handle(input, in: &$0) }
     }
 
-    private func handle(_ input: StationInput) -> [StationEffect] {
-        let instant = now()
-        return station.withLock { $0.handle(input, at: instant, timestamp: Timestamp.now().text) }
-    }
-
-    private func perform(_ effects: [StationEffect]) {
-        for effect in effects {
-            switch effect {
-            case .log(let severity, let line):
-                logger.log(severity, line)
-            case .record(let event, let requester, let room, let record, let startsCall):
-                let whenWritten: (() -> Void)? = startsCall
-                    ? { [self] in
-                        guard case .scan(let scanID) = record else { return }
-                        perform(handle(.scanWritten(scanID: scanID)))
-                    }
-                    : nil
-                let recorded = log.record(event, requester: requester, room: room, whenWritten: whenWritten)
-                feed(.recorded(record, recorded: recorded, journalRefuses: log.refusal != nil))
-            case .startCall(let call):
-                callThreads.run { [self] in self.call(call) }
-            case .show(let verdict):
-                for source in runningSources.withLock({ $0 }) { source.show(verdict) }
-            case .refuseUnrecorded(let what, let requestID, let requester):
-                log.refuseUnrecorded(what, requestID: requestID, requester: requester)
-            case .statusLine(let line):
-                onStatusChange(line)
-            case .reloaded:
-                // `reconfigure` makes the new client before the effects run.
-                break
-            case .stopped:
-                inbox.send(.stopped)
+    /// Runs `change` (which queues effects) under the lock, then drains the queue unless a thread already does.
+    private func queue<Value>(drainOn drainer: Drainer, _ change: (inout Runtime) -> Value) -> Value {
+        let (value, drains) = runtime.withLock { runtime in
+            let value = change(&runtime)
+            guard !runtime.draining, !runtime.queue.isEmpty else { return (value, false) }
+            runtime.draining = true
+            return (value, true)
+        }
+        if drains {
+            switch drainer {
+            case .caller: drain()
+            case .ownThread: drainThreads.run { [self] in drain() }
             }
         }
+        return value
+    }
+
+    private func handle(_ input: StationInput, in runtime: inout Runtime) {
+        runtime.queue += runtime.station.handle(input, at: clock.monotonic(), timestamp: clock.wall().text)
+    }
+
+    /// Carries out the queued effects one at a time until none is left; each one's result is handled as it comes.
+    private func drain() {
+        while let effect = runtime.withLock({ runtime -> StationEffect? in
+            guard !runtime.queue.isEmpty else {
+                runtime.draining = false
+                return nil
+            }
+            return runtime.queue.removeFirst()
+        }) {
+            if let result = perform(effect) {
+                runtime.withLock { handle(result, in: &$0) }
+            }
+        }
+    }
+
+    /// Carries out one effect; returns what the station must hear of it.
+    private func perform(_ effect: StationEffect) -> StationInput? {
+        switch effect {
+        case .log(let severity, let line):
+            logger.log(severity, line)
+        case .record(let event, let requester, let room, let record, let call):
+            guard let written = log.write(event, room: room) else {
+                return .recorded(record, recorded: false, journalRefuses: true)
+            }
+            if let call { callThreads.run { [self] in self.call(call) } }
+            let recorded = log.commit(written, of: event, requester: requester, startedCall: call != nil)
+            return .recorded(record, recorded: recorded, journalRefuses: log.refusal != nil)
+        case .startCall(let call):
+            callThreads.run { [self] in self.call(call) }
+        case .show(let verdict):
+            for source in runtime.withLock({ $0.sources }) { source.show(verdict) }
+        case .refuseUnrecorded(let what, let requestID, let requester):
+            log.refuseUnrecorded(what, requestID: requestID, requester: requester)
+        case .statusLine(let line):
+            onStatusChange(line)
+        case .reloaded:
+            // `reconfigure` made the new client with the station's lock held.
+            break
+        case .stopped:
+            stopped.send(())
+        }
+        return nil
     }
 
     /// One call, and a chip URL exactly once: never resent on our own. Blocks this thread on the network, and goes on
     /// here with the answer: the verdict is journaled and published before the client opens its next connection.
     private func call(_ call: StationCall) {
-        let api = api.withLock { $0 }
+        let api = runtime.withLock { $0.api }
         let options = call.settings.options
         let scanID = call.scanID
         switch call.code {
         case .chip(let proof):
             let position = options.coordinates
             api.verifyScan(proof, latitude: position?.latitude, longitude: position?.longitude) { outcome in
-                feed(.answered(scanID: scanID, .verification(outcome)))
+                feed(.answered(scanID: scanID, .verification(outcome)), drainOn: .caller)
             }
         case .printedSerial(let printed):
             api.passport(identifier: printed.serial, tier: options.tier, for: .verdict) { outcome in
-                feed(.answered(scanID: scanID, .passport(outcome)))
+                feed(.answered(scanID: scanID, .passport(outcome)), drainOn: .caller)
             }
             // A passport of up to 1 MiB was parsed and let go, after its verdict was published.
             Heap.giveBackFreeMemory()
         case .productReference(let gtin):
             api.referencePassport(gtin: gtin, for: .verdict) { outcome in
-                feed(.answered(scanID: scanID, .passport(outcome)))
+                feed(.answered(scanID: scanID, .passport(outcome)), drainOn: .caller)
             }
             Heap.giveBackFreeMemory()
         case .chipWithoutProof, .foreign:
@@ -164,106 +200,77 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 
     /// The service that runs `source` into this core.
     public func service(for source: any ScanSource) -> any Service {
-        runningSources.withLock { $0.append(source) }
+        runtime.withLock { $0.sources.append(source) }
         return SourceService(source: source, core: self)
     }
 
-    /// Handles a source's report on the caller's thread, which it blocks while the event is journaled (an fdatasync).
+    /// Handles a source's report on the caller's thread (a source's own), which carries out the effects when no other
+    /// thread does: it may wait while an event is journaled (an fdatasync).
     public func receive(_ report: SourceReport) {
         switch report {
         case .state(let event, let replacing):
-            feed(.sourceChanged(event, replacing: replacing))
+            feed(.sourceChanged(event, replacing: replacing), drainOn: .caller)
         case .readError(let failure):
-            feed(.readFailed(failure))
+            feed(.readFailed(failure), drainOn: .caller)
         case .note(let text):
-            feed(.note(text))
+            feed(.note(text), drainOn: .caller)
         case .scan(let read):
-            feed(.scanned(read, scanID: ScanIdentifier.random(), requestID: nil, requester: nil))
+            feed(.scanned(read, scanID: ScanIdentifier.random(), requestID: nil, requester: nil), drainOn: .caller)
         }
     }
 
-    // MARK: The loop
+    // MARK: The service
 
-    /// Takes clients' `verify` commands until stopped, then waits for the calls in flight to finish.
+    /// Returns once stopped and every scan taken has its verdict.
     public func run() async {
-        for await work in inbox.elements {
-            switch work {
-            case .manual(let raw, let requestID, let client):
-                let read = ScanRead(raw: raw, source: "manual", medium: .manual, readAt: now())
-                feed(.scanned(read, scanID: ScanIdentifier.random(), requestID: requestID, requester: client))
-            case .stop:
-                feed(.stop)
-            case .stopped:
-                return
-            }
-        }
+        for await _ in stopped.elements { return }
     }
 
-    /// Asks `run` to take no more scans and to return once every scan taken has its verdict.
+    /// Takes no more scans; `run` returns once every scan taken has its verdict.
     public func stopGracefully() {
-        inbox.send(.stop)
+        feed(.stop, drainOn: .ownThread)
     }
 
     // MARK: VerdictServerDelegate
 
     public func helloFields() -> [(String, JSON)] {
         let lastSeq = log.lastSeq
-        return station.withLock { $0.helloFields(lastSeq: lastSeq) }
+        return runtime.withLock { $0.station.helloFields(lastSeq: lastSeq) }
     }
 
     public func statusFields() -> [(String, JSON)] {
-        let instant = now()
+        let instant = clock.monotonic()
         let token = tokens.presence
         let refusal = log.refusal
         let lastSeq = log.lastSeq
-        return station.withLock { $0.statusFields(at: instant, token: token, journalRefusal: refusal, lastSeq: lastSeq) }
+        return runtime.withLock { $0.station.statusFields(at: instant, token: token, journalRefusal: refusal, lastSeq: lastSeq) }
     }
 
-    /// A manual scan: the string exactly as the client gave it.
+    /// A manual scan: the string exactly as the client gave it, read when the command came. Journaled on a `station`
+    /// thread, never on the server's.
     public func verify(raw: String, requestID: JSON?, from client: ClientID) {
-        inbox.send(.manual(raw: raw, requestID: requestID, client: client))
+        let read = ScanRead(raw: raw, source: "manual", medium: .manual, readAt: clock.monotonic())
+        feed(.scanned(read, scanID: ScanIdentifier.random(), requestID: requestID, requester: client), drainOn: .ownThread)
     }
 
-    /// Reads what the product is on a thread of its own and answers `client` alone; nothing is journaled.
+    /// Answers from the station at once, or reads what the product is on a thread of its own and answers `client`
+    /// alone; nothing is journaled.
     public func passport(_ query: PassportQuery, requestID: JSON, from client: ClientID) -> JSON? {
-        let (product, settings) = station.withLock { station in
-            let product: ProductContext? = switch query.subject {
-            case .scan(let scanID): station.product(ofScan: scanID)
-            case .identifier(let identifier): ProductContext(query: .item(identifier: identifier))
-            case .gtin(let gtin): ProductContext(query: .model(gtin: gtin))
+        let instant = clock.monotonic()
+        let (step, api) = runtime.withLock { ($0.station.askPassport(query, requestID: requestID, at: instant), $0.api) }
+        switch step {
+        case .answer(let answer):
+            return answer
+        case .read(let read):
+            readThreads.run { [self] in
+                let reads = PassportReads.read(read.product.subject, tier: read.tier, parts: read.parts, from: api).bounded()
+                let answer = runtime.withLock { $0.station.passportRead(read, gave: reads, at: clock.monotonic()) }
+                // Four answers of up to 1 MiB each were parsed and let go: their memory goes back now, not at the next read.
+                Heap.giveBackFreeMemory()
+                publisher.answer(answer, to: client)
             }
-            return (product, station.settings)
+            return nil
         }
-        guard let product else {
-            let detail = "this scan_id is not among the last scans remembered, or its verdict names no product"
-            return ServerAnswer.error(.notAvailable, detail, id: requestID)
-        }
-        let tier = query.tier ?? settings.options.tier
-        let key = PassportCache.Key(product: product.subject, tier: tier, parts: query.parts)
-        let publicBase = settings.options.publicAPIBase ?? settings.options.apiBase
-        let answer = { @Sendable (reads: PassportReads) in
-            ServerAnswer.passport(id: requestID, PassportAnswer.fields(of: product, requestedTier: tier, reads: reads,
-                                                                      texts: settings.texts, publicBase: publicBase))
-        }
-        if let reads = passportCache.reads(for: key, at: now()) { return answer(reads) }
-        let admitted = passportsInFlight.withLock { count in
-            guard count < Self.passportsInFlightLimit else { return false }
-            count += 1
-            return true
-        }
-        guard admitted else {
-            return ServerAnswer.passport(id: requestID, PassportAnswer.busy(retryAfterSeconds: 1, texts: settings.texts))
-        }
-        let api = api.withLock { $0 }
-        readThreads.run { [self] in
-            let reads = PassportReads.read(product.subject, tier: tier, parts: query.parts, from: api).bounded()
-            if reads.isComplete { passportCache.keep(reads, for: key, at: now()) }
-            passportsInFlight.withLock { $0 -= 1 }
-            // Four answers of up to 1 MiB each were parsed and let go: their memory goes back now, not at the next read.
-            Heap.giveBackFreeMemory()
-            publisher.answer(answer(reads), to: client)
-        }
-        return nil
     }
 
     // MARK: Configuration
@@ -277,18 +284,20 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
             if let problem { throw ConfigurationError(message: problem) }
             caBundle = bundle
         }
-        let effects = handle(.reload(options))
-        var needsRestart: [String] = []
-        for case .reloaded(let applied, let restartOnly) in effects {
-            api.withLock { $0 = makeAPI(Self.configuration(for: applied, caBundle: caBundle, tokens: tokens)) }
-            needsRestart = restartOnly
+        return queue(drainOn: .ownThread) { runtime in
+            let queued = runtime.queue.count
+            handle(.reload(options), in: &runtime)
+            var needsRestart: [String] = []
+            for case .reloaded(let applied, let restartOnly) in runtime.queue[queued...] {
+                runtime.api = makeAPI(Self.configuration(for: applied, caBundle: caBundle, tokens: tokens))
+                needsRestart = restartOnly
+            }
+            return needsRestart
         }
-        perform(effects)
-        return needsRestart
     }
 
     /// The systemd `STATUS=` text.
-    public var statusLine: String { station.withLock { $0.statusLine } }
+    public var statusLine: String { runtime.withLock { $0.station.statusLine } }
 }
 
 /// A source run as a service, reporting into the core.

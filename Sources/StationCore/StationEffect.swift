@@ -9,9 +9,10 @@ import VerdictSocket
 /// and the API answered.
 enum StationEffect: Sendable {
     case log(Logger.Severity, String)
-    /// Journals `event` (durable before it is published), publishes it, then feeds back `.recorded`. `startsCall`: the
-    /// journal feeds `.scanWritten` as soon as the line is written, and publishes the event even if its fdatasync fails.
-    case record(StationEvent, requester: ClientID?, room: Journal.Room, record: StationRecord, startsCall: Bool)
+    /// Journals `event` (durable before it is published), publishes it, then feeds back `.recorded`. `thenCall`: the
+    /// call starts as soon as the line is written, beside its fdatasync, and the event is then published even if its
+    /// fdatasync fails; a line the journal refused starts none.
+    case record(StationEvent, requester: ClientID?, room: Journal.Room, record: StationRecord, thenCall: StationCall?)
     /// Makes the call on a thread of its own and feeds back `.answered`.
     case startCall(StationCall)
     /// Shows a recorded verdict at the devices that can (a reader's LED and buzzer).

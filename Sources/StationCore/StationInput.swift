@@ -8,8 +8,6 @@ import VerdictSocket
 enum StationInput: Sendable {
     /// A string read, or given by a client's `verify`; `scanID` is the new scan's.
     case scanned(ScanRead, scanID: String, requestID: JSON?, requester: ClientID?)
-    /// The journal wrote a scan's line and is making it durable: the scan's call may start beside the fdatasync.
-    case scanWritten(scanID: String)
     /// The journal recorded (and published) an event of `record`, or refused it.
     case recorded(StationRecord, recorded: Bool, journalRefuses: Bool)
     /// The API answered a scan's call.

@@ -135,9 +135,13 @@ public final class VerdictServer: EventPublisher, Service {
         }
     }
 
-    /// As a service: serves (once `start`ed) until cancelled, then stops.
+    /// As a service: serves (once `start`ed) until cancelled, then stops, on a thread of its own: `stop` waits up to
+    /// a second for the server's thread, which Swift's pool must not.
     public func run() async {
         await waitForCancellation()
-        stop()
+        let _: Void = await OSThread.value(name: "socket-stop") { [self] deliver in
+            stop()
+            deliver(())
+        }
     }
 }

@@ -70,10 +70,12 @@ do {
     failAtStart("cannot listen on \(options.socketPath): \(error)", status: 1)
 }
 
+// One clock for the journal's dates and the core's times.
+let clock = DaemonClock.system
 let journal: Journal
 do {
     journal = try Journal(path: options.journalPath, maxBytes: options.journalMaxBytes,
-                          maxAge: options.journalMaxAgeDays * 86_400, warn: { logger.warning($0) })
+                          maxAge: options.journalMaxAgeDays * 86_400, clock: clock, warn: { logger.warning($0) })
 } catch {
     server.stop()
     failAtStart("cannot open the journal \(options.journalPath): \(error)", status: 1)
@@ -82,7 +84,7 @@ if let note = journal.recoveryNote { logger.warning(note) }
 
 let tokens = TokenStore(path: TokenFile.path(for: options, environment: environment), logger: logger)
 tokens.reload()
-let core = StationCore(options: options, journal: journal, publisher: server, logger: logger, tokens: tokens) { line in
+let core = StationCore(options: options, journal: journal, publisher: server, logger: logger, tokens: tokens, clock: clock) { line in
     notifier?.send("STATUS=\(line)")
 }
 

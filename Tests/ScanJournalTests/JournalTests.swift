@@ -25,26 +25,28 @@ import Testing
         #expect(journal.recoveryNote == nil)
     }
 
-    /// A scan's API call starts from `whenWritten`: the line must be in the file by then, and a refused append must
-    /// never start it.
-    @Test func whenWrittenRunsWithTheLineInTheFileAndNeverForARefusedAppend() throws {
+    /// A scan's API call starts between `write` and `commit`: the line must be in the file by then, unread by a
+    /// cursor and not counted in `lastSeq` until committed, and a refused write gives nothing to commit.
+    @Test func aWrittenLineIsInTheFileAndIsReadAndCountedOnlyOnceCommitted() throws {
         let directory = try ScratchDirectory("scanjournal-test")
         let journal = try Journal(path: directory.path + "/journal")
+        let written = try journal.write(type: "scan", fields: [("raw", "https://x/1")])
         var seenInFile: [String] = []
-        let event = try journal.append(type: "scan", fields: [("raw", "https://x/1")]) {
-            let segments = (try? FileManager.default.contentsOfDirectory(atPath: directory.path + "/journal")) ?? []
-            for segment in segments {
-                let text = (try? String(contentsOfFile: directory.path + "/journal/" + segment, encoding: .utf8)) ?? ""
-                seenInFile += text.split(separator: "\n").map(String.init)
-            }
+        for segment in try FileManager.default.contentsOfDirectory(atPath: directory.path + "/journal") {
+            let text = try String(contentsOfFile: directory.path + "/journal/" + segment, encoding: .utf8)
+            seenInFile += text.split(separator: "\n").map(String.init)
         }
-        #expect(seenInFile == [event.line])
+        #expect(seenInFile == [written.event.line])
+        #expect(journal.lastSeq == 0)
+        var cursor = try journal.cursor(after: 0)
+        #expect(try cursor.next().isEmpty, "a line not yet durable was read")
+        let event = try journal.commit(written, keepingIfUnsynced: false)
+        #expect(journal.lastSeq == 1)
+        #expect(try cursor.next() == [event])
         journal.close()
-        var ranForRefused = false
         #expect(throws: JournalError.closed) {
-            try journal.append(type: "scan", fields: [("raw", "https://x/2")]) { ranForRefused = true }
+            try journal.write(type: "scan", fields: [("raw", "https://x/2")])
         }
-        #expect(!ranForRefused)
     }
 
     /// A scan keeps its verdict's room: allocated past the end (the size stays: readers see nothing), carried into a

@@ -72,6 +72,8 @@ struct CoreRig {
     let journal: Journal
     let directory: String
     let statusLines: AsyncStream<String>
+    /// Every status line given so far, in order.
+    let statusHistory: LoggedLines
 
     static func options(directory: String) -> DaemonOptions {
         var options = DaemonOptions()
@@ -84,25 +86,30 @@ struct CoreRig {
 
     /// Runs a core for `body`, then stops it gracefully and waits for it; returns what `body` returned.
     /// `logger` and `now`: where its log lines go and the clock that spaces out a source's logged errors.
+    /// `segmentBytes` and `beforeSync`: the journal's (see `Journal.init`).
     static func run<Result: Sendable>(
         api: StandInAPI = StandInAPI(), adjusting adjust: (inout DaemonOptions) -> Void = { _ in },
         logger: Logger = Logger(program: "sealtrust-scand", level: .warning, environment: [:]),
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, segmentBytes: Int? = nil,
+        beforeSync: @escaping @Sendable () -> Void = {},
         _ body: (CoreRig, inout PublishedEvents) async throws -> Result
     ) async throws -> Result {
         let directory = try makeScratchDirectory("station-core")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var options = options(directory: directory)
         adjust(&options)
-        let journal = try Journal(path: options.journalPath)
+        let clock = DaemonClock(monotonic: now, wall: DaemonClock.system.wall)
+        let journal = try Journal(path: options.journalPath, segmentBytes: segmentBytes, clock: clock, beforeSync: beforeSync)
         defer { journal.close() }
         let publisher = RecordingPublisher()
         let (statusLines, statusContinuation) = AsyncStream.makeStream(of: String.self)
+        let statusHistory = LoggedLines()
         let core = StationCore(options: options, journal: journal, publisher: publisher, logger: logger,
-                               tokens: TokenStore(path: nil, logger: logger), now: now, makeAPI: { _ in api }) {
+                               tokens: TokenStore(path: nil, logger: logger), clock: clock, makeAPI: { _ in api }) {
+            statusHistory.append($0)
             statusContinuation.yield($0)
         }
-        let rig = CoreRig(core: core, journal: journal, directory: directory, statusLines: statusLines)
+        let rig = CoreRig(core: core, journal: journal, directory: directory, statusLines: statusLines, statusHistory: statusHistory)
         var events = PublishedEvents(publisher)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await core.run() }

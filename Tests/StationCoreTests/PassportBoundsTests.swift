@@ -50,7 +50,7 @@ struct PassportBoundsTests {
     }
 
     @Test func theCacheIsBoundedByBytes() {
-        let cache = PassportCache()
+        var cache = PassportCache()
         let start = ContinuousClock.now
         var reads = PassportReads()
         let field = JSON.string(String(repeating: "x", count: 7_000))

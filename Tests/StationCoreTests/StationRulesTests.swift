@@ -31,8 +31,8 @@ struct StationRulesTests {
     func describe(_ effect: StationEffect) -> String {
         switch effect {
         case .log(let severity, _): "log \(severity)"
-        case .record(let event, _, let room, _, let startsCall):
-            "record \(event.type.rawValue)" + (room == .none ? "" : " \(room)") + (startsCall ? " then call" : "")
+        case .record(let event, _, let room, _, let call):
+            "record \(event.type.rawValue)" + (room == .none ? "" : " \(room)") + (call.map { " then call \($0.scanID)" } ?? "")
         case .startCall(let call): "call \(call.scanID)"
         case .show(let verdict): "show \(verdict.scanID) \(verdict.outcome.rawValue)"
         case .refuseUnrecorded(let what, _, _): "refuse: \(what)"
@@ -47,9 +47,8 @@ struct StationRulesTests {
     @Test func aChipScanIsJournaledItsCallStartsAsTheLineIsWrittenAndItsVerdictIsShownOnceRecorded() {
         var station = makeStation()
         #expect(feed(&station, scanned(chipURL, id: "a")) == [
-            "log info", "record scan reserve(bytes: \(room)) then call", "status: 0 readers ready, no camera, 1 scan",
+            "log info", "record scan reserve(bytes: \(room)) then call a", "status: 0 readers ready, no camera, 1 scan",
         ])
-        #expect(feed(&station, .scanWritten(scanID: "a")) == ["call a"])
         #expect(feed(&station, .recorded(.scan(id: "a"), recorded: true, journalRefuses: false)).isEmpty)
         let answer = StationAnswer.verification(.success(ScanVerification(status: .authentic)))
         #expect(feed(&station, .answered(scanID: "a", answer), after: .milliseconds(120)) == [
@@ -61,7 +60,6 @@ struct StationRulesTests {
     @Test func theVerdictCarriesTheLatencyFromWhenTheCodeWasRead() {
         var station = makeStation()
         _ = feed(&station, scanned(chipURL, id: "a"))
-        _ = feed(&station, .scanWritten(scanID: "a"))
         let effects = station.handle(.answered(scanID: "a", .verification(.success(ScanVerification(status: .authentic)))),
                                      at: start + .milliseconds(250), timestamp: "2026-12-04T12:00:00.250Z")
         guard case .record(.verdict(let verdict), _, _, _, _) = effects.last else {
@@ -78,27 +76,114 @@ struct StationRulesTests {
             "refuse: the scan was not journaled, so it was not verified",
             "status: 0 readers ready, no camera, 1 scan, CANNOT RECORD: the journal refuses writes",
         ])
-        #expect(feed(&station, .scanWritten(scanID: "a")).isEmpty, "a chip URL is spent only for a scan the station recorded")
+        #expect(feed(&station, scanned(chipURL, id: "b")).contains("record scan reserve(bytes: \(room)) then call b"),
+                "the refused scan's call slot is free again")
     }
 
     @Test func theSeventeenthCallWaitsForASlotAndGetsTheFirstOneFreed() {
         var station = makeStation()
         var started: [String] = []
         for index in 0...Station.callsInFlightLimit {
-            _ = feed(&station, scanned(chipURL, id: "\(index)"))
-            started += feed(&station, .scanWritten(scanID: "\(index)"))
+            started += feed(&station, scanned(chipURL, id: "\(index)")).filter { $0.contains("call") }
+            #expect(feed(&station, .recorded(.scan(id: "\(index)"), recorded: true, journalRefuses: false)).isEmpty)
         }
-        #expect(started == (0..<16).map { "call \($0)" })
+        #expect(started == (0..<16).map { "record scan reserve(bytes: \(room)) then call \($0)" })
         _ = feed(&station, .answered(scanID: "3", .verification(.success(ScanVerification(status: .authentic)))))
         #expect(feed(&station, .recorded(.verdict(scanID: "3"), recorded: true, journalRefuses: false)) == [
             "show 3 authentic", "call 16",
         ])
     }
 
+    /// A call waits for a slot only once its scan is recorded: a refused scan's call never starts, whoever frees a slot.
+    @Test func aWaitingScanTheJournalRefusedNeverGetsItsCall() {
+        var station = makeStation()
+        for index in 0..<Station.callsInFlightLimit {
+            _ = feed(&station, scanned(chipURL, id: "\(index)"))
+        }
+        #expect(feed(&station, scanned(chipURL, id: "late", requester: requester)).contains("record scan reserve(bytes: \(room))"))
+        #expect(feed(&station, .recorded(.scan(id: "late"), recorded: false, journalRefuses: true)).first
+                == "refuse: the scan was not journaled, so it was not verified")
+        _ = feed(&station, .answered(scanID: "3", .verification(.success(ScanVerification(status: .authentic)))))
+        #expect(feed(&station, .recorded(.verdict(scanID: "3"), recorded: true, journalRefuses: true)) == ["show 3 authentic"])
+        #expect(feed(&station, scanned(chipURL, id: "next")).contains("record scan reserve(bytes: \(room)) then call next"))
+    }
+
+    // MARK: Passports
+
+    let panel = PassportQuery(subject: .identifier("SN-00042"), parts: [.passport])
+
+    func passportReads(complete: Bool) -> PassportReads {
+        var reads = PassportReads()
+        reads.passport = complete
+            ? .success(Passport(identifier: "SN-00042", accessTier: "public", productName: "Sac", brand: "Maison", gtin: nil, fields: [:]))
+            : .failure(SealTrustError.api(status: 503, detail: nil, code: nil, retryAfterSeconds: nil))
+        return reads
+    }
+
+    @Test func atMostEightPassportCommandsAreReadAtOnceAndTheNinthIsAskedToWait() {
+        var station = makeStation()
+        var reads: [PassportRead] = []
+        for index in 0..<Station.passportsInFlightLimit {
+            guard case .read(let read) = station.askPassport(panel, requestID: .int(Int64(index)), at: start) else {
+                Issue.record("passport \(index) was not read")
+                return
+            }
+            reads.append(read)
+        }
+        guard case .answer(let busy) = station.askPassport(panel, requestID: "ninth", at: start) else {
+            Issue.record("a ninth passport read at once")
+            return
+        }
+        #expect(busy["type"] == "passport" && busy["id"] == "ninth" && busy["outcome"] == "too_many_calls", "\(busy.encoded())")
+        #expect(busy["retry_after_s"] == 1)
+        let answer = station.passportRead(reads[0], gave: passportReads(complete: false), at: start)
+        #expect(answer["id"] == 0)
+        guard case .read = station.askPassport(panel, requestID: "tenth", at: start) else {
+            Issue.record("a slot freed by a finished read was not taken")
+            return
+        }
+    }
+
+    @Test func aWholePassportReadIsAnsweredFromMemoryForAMinuteAndAFailedOneIsNot() {
+        var station = makeStation()
+        guard case .read(let failing) = station.askPassport(panel, requestID: "a", at: start) else {
+            Issue.record("the first passport was not read")
+            return
+        }
+        _ = station.passportRead(failing, gave: passportReads(complete: false), at: start)
+        guard case .read(let whole) = station.askPassport(panel, requestID: "b", at: start) else {
+            Issue.record("a failed read was answered from memory")
+            return
+        }
+        let read = station.passportRead(whole, gave: passportReads(complete: true), at: start)
+        guard case .answer(let remembered) = station.askPassport(panel, requestID: "c", at: start + .seconds(59)) else {
+            Issue.record("the same question within a minute was read again")
+            return
+        }
+        #expect(remembered["id"] == "c" && remembered["passport"] == read["passport"], "\(remembered.encoded())")
+        let otherParts = PassportQuery(subject: .identifier("SN-00042"), parts: [.passport, .history])
+        guard case .read = station.askPassport(otherParts, requestID: "d", at: start + .seconds(59)) else {
+            Issue.record("other parts were answered from memory")
+            return
+        }
+        guard case .read = station.askPassport(panel, requestID: "e", at: start + .seconds(60)) else {
+            Issue.record("an answer older than a minute was given from memory")
+            return
+        }
+    }
+
+    @Test func aPassportOfAScanNotRememberedIsNotAvailable() {
+        var station = makeStation()
+        guard case .answer(let answer) = station.askPassport(PassportQuery(subject: .scan(id: "gone")), requestID: "p", at: start) else {
+            Issue.record("a scan not remembered was read")
+            return
+        }
+        #expect(answer["type"] == "error" && answer["code"] == "not_available" && answer["id"] == "p", "\(answer.encoded())")
+    }
+
     @Test func aStopWaitsForEveryScanTakenAndRefusesNewOnes() {
         var station = makeStation()
         _ = feed(&station, scanned(chipURL, id: "a"))
-        _ = feed(&station, .scanWritten(scanID: "a"))
         #expect(feed(&station, .stop).isEmpty, "a call is out")
         #expect(feed(&station, scanned("plain text", id: "b")) == ["log info"], "ignored, and said in the log")
         _ = feed(&station, .answered(scanID: "a", .verification(.failure(SealTrustError.api(status: 409, detail: nil, code: nil,
@@ -112,7 +197,6 @@ struct StationRulesTests {
     @Test func aVerdictRecordedBeforeItsScansOutcomeClosesTheScanOnce() {
         var station = makeStation()
         _ = feed(&station, scanned(chipURL, id: "a"))
-        _ = feed(&station, .scanWritten(scanID: "a"))
         _ = feed(&station, .answered(scanID: "a", .verification(.success(ScanVerification(status: .authentic)))))
         _ = feed(&station, .stop)
         #expect(feed(&station, .recorded(.verdict(scanID: "a"), recorded: true, journalRefuses: false)) == [
@@ -137,7 +221,6 @@ struct StationRulesTests {
         for (id, verification) in [("quiet", ScanVerification(status: .authentic)),
                                    ("stolen", ScanVerification(status: .authentic, tamperStatus: .intact, theftReported: true))] {
             _ = feed(&station, scanned(chipURL, id: id))
-            _ = feed(&station, .scanWritten(scanID: id))
             for case .record(.verdict(let verdict), _, _, _, _) in station.handle(
                 .answered(scanID: id, .verification(.success(verification))), at: start, timestamp: "2026-12-04T12:00:00.000Z") {
                 verdicts.append(verdict)
