@@ -12,8 +12,9 @@ public struct QRScanner: Sendable {
     }
 
     /// Reads on threads of its own, handing each event to `emit` on the decoder thread, until cancelled or until the
-    /// source ends for good (a regular file played once, stdin closed).
-    public func run(emit: @escaping @Sendable (QREvent) -> Void) async {
+    /// source ends for good (a regular file played once, stdin closed). `seenAt`: for a code, when the frame it was
+    /// decoded from arrived, not when its decoding ended.
+    public func run(emit: @escaping @Sendable (QREvent, _ seenAt: ContinuousClock.Instant) -> Void) async {
         let session = makeSession(emit: emit)
         session.startReading()
         await OSThread.run(name: "qr-decoder", stop: session.stop) { session.decodeUntilEnd() }
@@ -22,7 +23,7 @@ public struct QRScanner: Sendable {
     /// The same events as a stream, which ends when the source ends for good; stopping iteration stops the scanner.
     public func events() -> AsyncStream<QREvent> {
         let bridge = ThreadBridge<QREvent>()
-        let session = makeSession(emit: bridge.send)
+        let session = makeSession { event, _ in bridge.send(event) }
         bridge.onTermination(session.stop)
         session.startReading()
         OSThread.start(name: "qr-decoder") {
@@ -32,7 +33,7 @@ public struct QRScanner: Sendable {
         return bridge.elements
     }
 
-    private func makeSession(emit: @escaping @Sendable (QREvent) -> Void) -> ScanSession {
+    private func makeSession(emit: @escaping @Sendable (QREvent, ContinuousClock.Instant) -> Void) -> ScanSession {
         let frames: any FrameSource = switch source {
         case .camera(let device): CameraSource(device: device)
         case .y4m(let path): Y4MSource(path: path)

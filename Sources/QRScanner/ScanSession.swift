@@ -7,9 +7,11 @@ final class ScanSession: Sendable {
     private let sourceID: String
     private let rescanAfter: Duration
     private let mailbox = FrameMailbox()
-    private let emit: @Sendable (QREvent) -> Void
+    /// Each event with when it was seen: a code's frame's arrival.
+    private let emit: @Sendable (QREvent, ContinuousClock.Instant) -> Void
 
-    init(source: any FrameSource, sourceID: String, rescanAfter: Duration, emit: @escaping @Sendable (QREvent) -> Void) {
+    init(source: any FrameSource, sourceID: String, rescanAfter: Duration,
+         emit: @escaping @Sendable (QREvent, ContinuousClock.Instant) -> Void) {
         self.source = source
         self.sourceID = sourceID
         self.rescanAfter = rescanAfter
@@ -44,11 +46,11 @@ final class ScanSession: Sendable {
                     tracker.reset()
                     decoder = QRFrameDecoder(skippingUnchangedFrames: true)
                 }
-                emit(event)
+                emit(event, .now)
             case .frame(let frame):
                 let payloads = frame.luma.withUnsafeBufferPointer { decoder.decode(luma: $0, width: frame.width, height: frame.height) }
                 for payload in tracker.newAppearances(in: payloads, at: frame.time) {
-                    emit(Self.event(for: payload, from: currentID))
+                    emit(Self.event(for: payload, from: currentID), frame.arrivedAt)
                 }
             }
         }

@@ -90,7 +90,7 @@ public final class Journal: Sendable {
             if Journal.seqs.contains(firstSeq) {
                 firstSeqs.append(firstSeq)
             } else {
-                notes.append(try FileCalls.setAside(path + "/" + name, because: "its name is no seq"))
+                notes.append(try FileCalls.setAside(path + "/" + name, because: "its name is no seq", at: clock.wall().seconds))
             }
         }
         if firstSeqs.isEmpty {
@@ -117,7 +117,7 @@ public final class Journal: Sendable {
             if let last = recovered.lastSeq, !lastIsPlausible {
                 FileDescriptor.close(descriptor)
                 descriptor = -1
-                notes.append(try FileCalls.setAside(activePath, because: "its last seq \(last) cannot be in it"))
+                notes.append(try FileCalls.setAside(activePath, because: "its last seq \(last) cannot be in it", at: clock.wall().seconds))
                 lastSeq = max(lastSeq, highest ?? 0)
                 activeFirstSeq = lastSeq + 1
                 activePath = path + "/" + SegmentFile.name(firstSeq: activeFirstSeq)

@@ -76,12 +76,12 @@ enum FileCalls {
 
     /// Renames a segment that does not make sense out of the journal (`NAME.aside-SECONDS`), keeping it
     /// for a person to look at; returns the note that says so.
-    static func setAside(_ path: String, because reason: String) throws(JournalError) -> String {
-        var asidePath = path + ".aside-\(Int(Timestamp.now().seconds))"
+    static func setAside(_ path: String, because reason: String, at seconds: Double) throws(JournalError) -> String {
+        var asidePath = path + ".aside-\(Int(seconds))"
         var attempt = 1
         while FileSystem.exists(asidePath) {
             attempt += 1
-            asidePath = path + ".aside-\(Int(Timestamp.now().seconds))-\(attempt)"
+            asidePath = path + ".aside-\(Int(seconds))-\(attempt)"
         }
         try naming("rename", path) { () throws(Errno) in try FileSystem.rename(path, to: asidePath) }
         return "journal: set aside \(path) as \(asidePath): \(reason)"

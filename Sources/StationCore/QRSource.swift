@@ -11,7 +11,7 @@ public struct QRSource: ScanSource {
     }
 
     public func run(report: @escaping @Sendable (SourceReport) -> Void) async {
-        await scanner.run { event in
+        await scanner.run { event, seenAt in
             switch event {
             case .sourceAbsent(let id):
                 let detail = id == "camera" ? "no V4L2 capture device" : "no such file yet"
@@ -23,7 +23,7 @@ public struct QRSource: ScanSource {
             case .sourceError(let id, let detail):
                 report(.state(SourceEvent(id: id, medium: .qr, state: .error, detail: detail)))
             case .code(let source, let payload):
-                report(.scan(ScanRead(raw: payload, source: source, medium: .qr, readAt: .now)))
+                report(.scan(ScanRead(raw: payload, source: source, medium: .qr, readAt: seenAt)))
             case .unreadable(let source, let detail):
                 report(.readError(ReadFailure(source: source, medium: .qr, reason: .invalidUTF8, detail: detail)))
             }

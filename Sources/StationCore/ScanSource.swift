@@ -33,7 +33,9 @@ public struct ScanRead: Sendable, Hashable {
     /// `nfc:<reader>`, `camera:<device>`, `y4m:<path>`...
     public var source: String
     public var medium: Medium
-    /// When the code was presented (card-present for a tag): `latency_ms` counts from here.
+    /// When the source saw the code, the same point for every medium: the tag's arrival on the reader (card-present),
+    /// the camera frame's or Y4M frame's arrival from its device or file (before decoding), the handheld scanner's
+    /// line end, the `verify` command's arrival. `latency_ms` counts from here.
     public var readAt: ContinuousClock.Instant
 
     public init(raw: String, source: String, medium: Medium, readAt: ContinuousClock.Instant) {
