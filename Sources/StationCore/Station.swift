@@ -102,15 +102,22 @@ struct Station: Sendable {
         counters.countScan(by: read.medium)
         sources.scanned(by: read.source, at: timestamp())
         let call = StationCall(scanID: scanID, code: code, read: read, requestID: requestID, requester: requester, settings: settings)
-        let startsCall = code.needsCall && callsInFlight < Self.callsInFlightLimit
-        if startsCall { callsInFlight += 1 }
-        open[scanID] = OpenScan(call: call, holdsSlot: startsCall)
+        open[scanID] = OpenScan(call: call)
+        let startsCall = code.needsCall && takeSlot(for: scanID)
         let scan = code.event(scanID: scanID, source: read.source, medium: read.medium, raw: read.raw, requestID: requestID)
         return [
             .log(.info, "scan \(scanID) from \(read.source): \(code.kind.rawValue)"),
             .record(.scan(scan), requester: requester, room: .reserve(bytes: Self.verdictRoomBytes(requestID: requestID)),
                     record: .scan(id: scanID), thenCall: startsCall ? call : nil),
         ]
+    }
+
+    /// Takes one of the `callsInFlightLimit` slots for the scan's call, when one is free.
+    private mutating func takeSlot(for scanID: String) -> Bool {
+        guard callsInFlight < Self.callsInFlightLimit else { return false }
+        callsInFlight += 1
+        open[scanID]?.holdsSlot = true
+        return true
     }
 
     /// A call's slot given to the oldest waiting call, or freed.
@@ -138,12 +145,10 @@ struct Station: Sendable {
             }
             guard !scan.call.code.needsCall else {
                 guard !scan.holdsSlot else { return [] }
-                guard callsInFlight < Self.callsInFlightLimit else {
+                guard takeSlot(for: scanID) else {
                     waiting.append(scan.call)
                     return []
                 }
-                callsInFlight += 1
-                open[scanID]?.holdsSlot = true
                 return [.startCall(scan.call)]
             }
             let latency = (now - scan.call.read.readAt).wholeMilliseconds
