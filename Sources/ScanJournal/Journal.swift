@@ -134,9 +134,9 @@ public final class Journal: Sendable {
         segments.append(SegmentFile(firstSeq: activeFirstSeq, bytes: bytes, newestAt: modified))
         self.recoveryNote = notes.isEmpty ? nil : notes.joined(separator: "; ")
         self.state = Mutex(State(segments: segments, activeDescriptor: descriptor, lastSeq: lastSeq))
-        try state.withLock { state in
-            try Journal.enforceRetention(&state, directory: path, maxBytes: self.maxBytes, maxAge: maxAge, now: clock.wall().seconds)
-        }
+        try removeExpired(state.withLock { state in
+            Journal.takeExpired(&state, maxBytes: self.maxBytes, maxAge: maxAge, now: clock.wall().seconds)
+        })
     }
 
     deinit {
@@ -166,7 +166,7 @@ public final class Journal: Sendable {
     ///
     /// `room`: see `Room`.
     public func write(type: String, fields: [(String, JSON)], room: Room = .none) throws(JournalError) -> WrittenEvent {
-        try state.withLock { state throws(JournalError) -> WrittenEvent in
+        let line = try state.withLock { state throws(JournalError) -> PendingLine in
             if case .use(let bytes) = room { state.reserved = max(0, state.reserved - bytes) }
             guard state.activeDescriptor >= 0, !state.closing else { throw .closed }
             precondition(state.written == nil, "a journal write before the last one was committed")
@@ -176,7 +176,7 @@ public final class Journal: Sendable {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(256)
             event.encoded(into: &bytes)
-            let line = String(decoding: bytes, as: UTF8.self)
+            let text = String(decoding: bytes, as: UTF8.self)
             bytes.append(0x0A)
             let kept: Int
             switch room {
@@ -184,32 +184,56 @@ public final class Journal: Sendable {
             case .reserve(let extra): kept = state.reserved + extra
             }
             // The promised event goes into its room, never into a new segment that would need room of its own.
-            if state.segments[state.segments.count - 1].bytes >= segmentBytes, !room.usesReservation {
-                try startSegment(&state, keeping: kept + bytes.count)
+            let startsSegment = state.segments[state.segments.count - 1].bytes >= segmentBytes && !room.usesReservation
+            return PendingLine(seq: seq, at: now.seconds, text: text, bytes: bytes, kept: kept,
+                               segmentKeeping: startsSegment ? (state.reserved > 0 ? kept + bytes.count : 0) : nil)
+        }
+        // The writer is alone until its commit: the new segment is opened and synced into the directory with no lock
+        // held, and nothing else changes the segments meanwhile.
+        let next = try line.segmentKeeping.map { keeping throws(JournalError) in try openSegment(firstSeq: line.seq, keeping: keeping) }
+        return try state.withLock { state throws(JournalError) -> WrittenEvent in
+            if let next {
+                guard state.activeDescriptor >= 0, !state.closing else {
+                    FileDescriptor.close(next)
+                    throw .closed
+                }
+                switchSegment(&state, to: next, firstSeq: line.seq, at: line.at)
             }
             let active = state.segments.count - 1
             let activePath = segmentPath(state.segments[active].firstSeq)
             if room.usesReservation {
                 // Written into its room whatever the allocation says: a line larger than its room may still fit.
-                try? Self.allocate(state.activeDescriptor, from: state.segments[active].bytes, count: bytes.count + kept, path: activePath)
-            } else if kept > 0 {
-                try Self.allocate(state.activeDescriptor, from: state.segments[active].bytes, count: bytes.count + kept, path: activePath)
+                try? Self.allocate(state.activeDescriptor, from: state.segments[active].bytes, count: line.bytes.count + line.kept,
+                                   path: activePath)
+            } else if line.kept > 0 {
+                try Self.allocate(state.activeDescriptor, from: state.segments[active].bytes, count: line.bytes.count + line.kept,
+                                  path: activePath)
             }
-            let written = Written(seq: seq, start: state.segments[active].bytes, reservedBefore: state.reserved,
+            let written = Written(seq: line.seq, start: state.segments[active].bytes, reservedBefore: state.reserved,
                                   newestAtBefore: state.segments[active].newestAt)
             do throws(JournalError) {
-                try FileCalls.writeAll(state.activeDescriptor, bytes, path: activePath)
+                try FileCalls.writeAll(state.activeDescriptor, line.bytes, path: activePath)
             } catch {
                 Self.undo(written, in: &state, path: activePath)
                 throw error
             }
             state.written = written
-            state.reserved = kept
-            state.segments[active].bytes += bytes.count
-            state.segments[active].newestAt = now.seconds
-            return WrittenEvent(event: JournaledEvent(seq: seq, type: type, line: line), descriptor: state.activeDescriptor,
+            state.reserved = line.kept
+            state.segments[active].bytes += line.bytes.count
+            state.segments[active].newestAt = line.at
+            return WrittenEvent(event: JournaledEvent(seq: line.seq, type: type, line: line.text), descriptor: state.activeDescriptor,
                                 path: activePath)
         }
+    }
+
+    /// A line made and not yet written. `segmentKeeping`: it starts a new segment with that many bytes allocated.
+    private struct PendingLine {
+        let seq: UInt64
+        let at: Double
+        let text: String
+        let bytes: [UInt8]
+        let kept: Int
+        let segmentKeeping: Int?
     }
 
     /// The second step: fdatasyncs the written line, with none of the journal's locks held, then counts it in
@@ -225,7 +249,7 @@ public final class Journal: Sendable {
         } catch {
             syncFailure = error
         }
-        try state.withLock { state throws(JournalError) in
+        let expired = try state.withLock { state throws(JournalError) -> [SegmentFile] in
             guard let pending = state.written, pending.seq == written.event.seq else {
                 preconditionFailure("a journal commit of a line not written")
             }
@@ -236,13 +260,15 @@ public final class Journal: Sendable {
                 throw syncFailure
             }
             state.lastSeq = pending.seq
-            // The event is durable (or its consequence is out) and must be published: a segment retention cannot remove now (a read-only
-            // directory) is said once, and removed at a later append.
-            do throws(JournalError) {
-                try Journal.enforceRetention(&state, directory: directory, maxBytes: maxBytes, maxAge: maxAge, now: clock.wall().seconds)
-            } catch {
-                if state.reportedPlaces.insert("retention").inserted { warn("journal: retention: \(error); tried again at each append") }
-            }
+            return Self.takeExpired(&state, maxBytes: maxBytes, maxAge: maxAge, now: clock.wall().seconds)
+        }
+        // The event is durable (or its consequence is out) and must be published: a segment retention cannot remove now
+        // (a read-only directory) is said once, and removed at a later append.
+        do throws(JournalError) {
+            try removeExpired(expired)
+        } catch {
+            let isNew = state.withLock { $0.reportedPlaces.insert("retention").inserted }
+            if isNew { warn("journal: retention: \(error); tried again at each append") }
         }
         if let syncFailure { throw UnsyncedAppend(event: written.event, failure: syncFailure) }
         return written.event
@@ -322,27 +348,31 @@ public final class Journal: Sendable {
         if isNew { warn("journal: \(place): \(problem); passed over") }
     }
 
-    /// Opens the next segment with `keeping` bytes allocated in it (the event about to be written and the room kept),
-    /// or throws and leaves the active one as it was; the room allocated past the old segment's end is freed.
-    private func startSegment(_ state: inout State, keeping: Int) throws(JournalError) {
-        let firstSeq = state.lastSeq + 1
+    /// Opens the segment that starts at `firstSeq` with `keeping` bytes allocated in it (the event about to be written
+    /// and the room kept), synced into the directory; or throws, and leaves no file.
+    private func openSegment(firstSeq: UInt64, keeping: Int) throws(JournalError) -> Int32 {
         let path = segmentPath(firstSeq)
         let descriptor = try FileCalls.open(path, O_RDWR | O_CREAT | O_APPEND)
         do throws(JournalError) {
-            if state.reserved > 0 { try Self.allocate(descriptor, from: 0, count: keeping, path: path) }
+            if keeping > 0 { try Self.allocate(descriptor, from: 0, count: keeping, path: path) }
             try FileCalls.syncDirectory(directory)
         } catch {
             FileDescriptor.close(descriptor)
             try? FileSystem.remove(path)
             throw error
         }
+        return descriptor
+    }
+
+    /// Makes the opened segment the active one; the room allocated past the old one's end is freed.
+    private func switchSegment(_ state: inout State, to descriptor: Int32, firstSeq: UInt64, at seconds: Double) {
         // Freed both ways: tmpfs frees a hole punched past the end, ext4 what a truncation to the end leaves past it.
         let oldEnd = state.segments[state.segments.count - 1].bytes
         try? FileDescriptor.deallocate(state.activeDescriptor, from: oldEnd, count: state.reserved)
         try? FileCalls.truncate(state.activeDescriptor, to: oldEnd, path: segmentPath(state.segments[state.segments.count - 1].firstSeq))
         FileDescriptor.close(state.activeDescriptor)
         state.activeDescriptor = descriptor
-        state.segments.append(SegmentFile(firstSeq: firstSeq, bytes: 0, newestAt: clock.wall().seconds))
+        state.segments.append(SegmentFile(firstSeq: firstSeq, bytes: 0, newestAt: seconds))
     }
 
     /// Allocates `count` bytes from `offset` ahead of the writes; a file system that cannot is written without.
@@ -356,21 +386,32 @@ public final class Journal: Sendable {
         }
     }
 
-    /// Drops whole oldest segments, never the one being written.
-    private static func enforceRetention(
-        _ state: inout State, directory: String, maxBytes: Int, maxAge: TimeInterval, now: Double
-    ) throws(JournalError) {
+    /// Takes out of `state` the whole oldest segments retention drops, never the one being written, oldest first:
+    /// readers no longer look for them, and `removeExpired` removes their files with no lock held.
+    private static func takeExpired(_ state: inout State, maxBytes: Int, maxAge: TimeInterval, now: Double) -> [SegmentFile] {
         let oldestAllowed = now - maxAge
         var total = state.segments.reduce(0) { $0 + $1.bytes }
-        var removed = false
+        var expired: [SegmentFile] = []
         while state.segments.count > 1, total > maxBytes || state.segments[0].newestAt < oldestAllowed {
-            let path = directory + "/" + SegmentFile.name(firstSeq: state.segments[0].firstSeq)
-            try FileCalls.remove(path)
             total -= state.segments[0].bytes
-            state.segments.removeFirst()
-            removed = true
+            expired.append(state.segments.removeFirst())
         }
-        if removed { try FileCalls.syncDirectory(directory) }
+        return expired
+    }
+
+    /// Removes the files of `expired`, oldest first, then syncs the directory; those it could not remove are given back
+    /// to the state, to be tried again at the next commit.
+    private func removeExpired(_ expired: [SegmentFile]) throws(JournalError) {
+        guard !expired.isEmpty else { return }
+        for (index, segment) in expired.enumerated() {
+            do throws(JournalError) {
+                try FileCalls.remove(segmentPath(segment.firstSeq))
+            } catch {
+                state.withLock { $0.segments.insert(contentsOf: expired[index...], at: 0) }
+                throw error
+            }
+        }
+        try FileCalls.syncDirectory(directory)
     }
 }
 
