@@ -26,6 +26,12 @@ struct Client {
             return ExitStatus.done
         }
         let (connection, hello) = try greet()
+        if let lane = invocation.lane, let lanes = hello.message["lanes"]?.arrayValue, !lanes.contains(.string(lane)) {
+            // A mistyped lane would show nothing, for ever.
+            let names = lanes.compactMap(\.stringValue).map { TerminalText.escaped($0) }
+            Output.complain("the daemon has no lane \(lane) (\(names.isEmpty ? "it has no lanes" : "its lanes: " + names.joined(separator: ", ")))")
+            return ExitStatus.usage
+        }
         var formatter = EventFormatter()
         switch invocation.action {
         case .watch:
@@ -108,6 +114,8 @@ struct Client {
     }
 
     private func show(_ received: (line: String, message: JSON), with formatter: inout EventFormatter) {
+        // `--lane`: a journaled event of another lane's source, or of the station as a whole, is not shown.
+        if let lane = invocation.lane, received.message["seq"] != nil, received.message["lane"] != .string(lane) { return }
         if invocation.json {
             Output.line(received.line)
         } else if let line = formatter.line(for: received.message) {
