@@ -12,11 +12,14 @@ public struct KioskRoutes: Sendable {
     let hub: EventHub
     let station: StationState
     let desk: PassportDesk
+    /// `--lane`: the one lane this bridge shows; nil: each page's `?lane=`, or every event.
+    let lane: String?
     /// Starts the replay of a stream that resumes from a `Last-Event-ID`.
     let resume: @Sendable (EventStream) -> Void
 
     public init(pages: KioskPages, hosts: AllowedHosts, hub: EventHub, station: StationState, desk: PassportDesk,
-                resume: @escaping @Sendable (EventStream) -> Void) {
+                lane: String? = nil, resume: @escaping @Sendable (EventStream) -> Void) {
+        self.lane = lane
         self.pages = pages
         self.hosts = hosts
         self.hub = hub
@@ -36,13 +39,20 @@ public struct KioskRoutes: Sendable {
         guard request.method == "GET" || request.method == "HEAD" else { return Self.plain(405, "only GET and HEAD\n") }
         // A body would keep the connection reading it; no route takes one.
         guard !request.hasBody else { return Self.plain(400, "a GET takes no body\n") }
+        // `?lane=` on the page and its stream: a name the daemon could give, and on a bridge with `--lane`, that one.
+        var lane = lane
+        if (request.path == "/" || request.path == "/events"), let asked = request.lane {
+            guard LaneName.isValid(asked) else { return Self.plain(400, "lane: \(LaneName.rule)\n") }
+            if let lane, asked != lane { return Self.plain(404, "this kiosk shows lane \(lane) only\n") }
+            lane = asked
+        }
         switch request.path {
         case "/":
             return .document(status: 200, contentType: "text/html; charset=utf-8", body: pages.documents[hub.language] ?? [])
         case "/events" where request.method == "HEAD":
             return .document(status: 200, contentType: "text/event-stream; charset=utf-8", body: [])
         case "/events":
-            let stream = hub.open(resumeAfter: request.lastEventID.flatMap(Self.seq))
+            let stream = hub.open(resumeAfter: request.lastEventID.flatMap(Self.seq), lane: lane)
             if stream.resumeAfter != nil { resume(stream) }
             return .eventStream(stream)
         case "/metrics":

@@ -77,8 +77,9 @@ public struct StationLink: Service {
     }
 
     private func follow(_ feed: StationFeed) async {
-        // The newest scan the screen moved to: a verdict for an older one never replaces it.
+        // The newest scan the screen moved to, and each lane's screen: a verdict for an older one never replaces it.
         var newestScanID: String?
+        var newestScanOfLane: [String: String] = [:]
         for await update in feed {
             switch update {
             case .connected(let hello, _):
@@ -93,13 +94,14 @@ public struct StationLink: Service {
                 let page = PageEvent(seq: seq, type: event.type, line: event.line, json: event.json, hold: hold,
                                      nowMilliseconds: EventTime.nowMilliseconds())
                 let screen = ScreenChange.of(page, newestScanID: &newestScanID)
+                let laneScreen = page.lane.map { ScreenChange.of(page, newestScanID: &newestScanOfLane[$0]) } ?? .unchanged
                 // The streams first: once /metrics or /state shows an event, a page that opens its stream then
                 // gets nothing older (a test that waited for the metrics saw the event as live).
-                hub.publish(seq: seq, frame: page.frame, screen: screen, shown: page.journaled)
+                hub.publish(seq: seq, frame: page.frame, lane: page.lane, screen: screen, laneScreen: laneScreen, shown: page.journaled)
                 station.record(event: event.json)
                 if event.type == .event(.verdict), let scanID = page.scanID {
                     // The page asks for the product as soon as it shows the verdict: the question is out already.
-                    desk.verdict(event.json, ofScan: scanID, shown: screen != .unchanged)
+                    desk.verdict(event.json, ofScan: scanID, shown: screen != .unchanged || laneScreen != .unchanged)
                 }
                 if event.type != .event(.scan) { try? feed.send(Self.askStatus) }
             case .answer(let answer):

@@ -36,7 +36,8 @@ let hub = EventHub(language: options.language ?? .en, pageVersions: pages.versio
 let station = StationState(version: ProductVersion.current)
 let desk = PassportDesk()
 let resumer = StreamResumer(socketPath: options.socketPath, hub: hub, log: log, hold: .seconds(options.holdSeconds))
-let routes = KioskRoutes(pages: pages, hosts: options.allowedHosts, hub: hub, station: station, desk: desk, resume: { resumer.resume($0) })
+let routes = KioskRoutes(pages: pages, hosts: options.allowedHosts, hub: hub, station: station, desk: desk, lane: options.lane,
+                         resume: { resumer.resume($0) })
 let server: HTTPServer
 let listening: ListeningSocket
 do {
