@@ -25,7 +25,8 @@ struct PageEvent {
     init(seq: UInt64, type: MessageType, line: String, json: JSON?, hold: Duration, nowMilliseconds: Int64) {
         self.type = type
         scanID = json?["scan_id"]?.stringValue
-        lane = json?["lane"]?.stringValue
+        // A name no daemon gives is no lane: a page's `?lane=` could never ask for it.
+        lane = json?["lane"]?.stringValue.flatMap { LaneName.isValid($0) ? $0 : nil }
         var line = line
         if type == .event(.scan), let json, json["code"] == .string(CodeKind.chip.rawValue), let members = json.objectValue {
             line = JSON.object(members.filter { $0.0 != "raw" } + [("raw_withheld", .bool(true))]).encoded()
