@@ -53,6 +53,20 @@ struct LaneEventTests {
         }
     }
 
+    /// Lanes are set at start: a screen's lane never changes under it. A reload names `lane` as needing a restart,
+    /// and the lanes the daemon started with stay.
+    @Test func aReloadKeepsTheLanesItStartedWith() async throws {
+        try await CoreRig.run(adjusting: Self.lanes) { rig, events in
+            var changed = CoreRig.options(directory: rig.directory)
+            changed.lanes = [Lane(name: "desk", sources: ["manual"])]
+            #expect(try rig.core.reconfigure(changed) == ["lane"])
+            rig.core.verify(raw: "plain text", requestID: nil, from: ClientID(rawValue: 1))
+            let (scan, _) = try await events.scanAndVerdict()
+            #expect(scan["lane"] == nil)
+            #expect(JSON.object(rig.core.helloFields())["lanes"] == .array(["dock1", "dock2"]))
+        }
+    }
+
     /// A station without lanes writes its events as before, and `status` lists no lane.
     @Test func aStationWithoutLanesWritesNoLane() async throws {
         try await CoreRig.run { rig, events in
