@@ -44,6 +44,8 @@ public struct KioskRoutes: Sendable {
         if (request.path == "/" || request.path == "/events"), let asked = request.lane {
             guard LaneName.isValid(asked) else { return Self.plain(400, "lane: \(LaneName.rule)\n") }
             if let lane, asked != lane { return Self.plain(404, "this kiosk shows lane \(lane) only\n") }
+            // A mistyped address would show an idle screen for ever; while the daemon has not said, the page is served.
+            if station.hasLane(asked) == false { return Self.plain(404, "the station has no lane \(asked)\n") }
             lane = asked
         }
         switch request.path {

@@ -16,11 +16,14 @@ public struct StationLink: Service {
     let hold: Duration
     /// `--lang`; nil: the page follows the daemon's `lang`, from `hello` and from each `status` (a reload may change it).
     let fixedLanguage: KioskLanguage?
+    /// `--lane`: said in the log when the daemon has no such lane.
+    let lane: String?
     static let askStatus = ClientCommand(id: "kiosk-status", action: .status)
     static let statusInterval = Duration.seconds(5)
 
     public init(socketPath: String, hub: EventHub, station: StationState, desk: PassportDesk, log: Logger, hold: Duration,
-                fixedLanguage: KioskLanguage?) {
+                fixedLanguage: KioskLanguage?, lane: String? = nil) {
+        self.lane = lane
         self.desk = desk
         self.socketPath = socketPath
         self.hold = hold
@@ -84,7 +87,10 @@ public struct StationLink: Service {
             switch update {
             case .connected(let hello, _):
                 log.info("connected to the daemon of station \(printable(hello.station)) at \(printable(socketPath))")
-                station.greeted(sources: hello.message.json["sources"])
+                station.greeted(sources: hello.message.json["sources"], lanes: hello.message.json["lanes"])
+                if let lane, station.hasLane(lane) == false {
+                    log.warning("the daemon has no lane \(lane): this bridge's pages show nothing until it has (its --lane)")
+                }
                 station.setReachable(true)
                 hub.setOnline(true, language: language(in: hello.message.json))
                 desk.connected { command in (try? feed.send(command)) != nil }

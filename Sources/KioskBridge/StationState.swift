@@ -9,6 +9,8 @@ public final class StationState: Sendable {
         var reachable: Bool?
         var status: JSON?
         var sources: JSON = .array([])
+        /// The daemon's lanes, from its last `hello`; nil until it said.
+        var lanes: [String]?
         var latency = LatencyHistogram()
     }
 
@@ -32,11 +34,17 @@ public final class StationState: Sendable {
         }
     }
 
-    /// The `hello`'s sources, until a `status` brings newer ones.
-    public func greeted(sources: JSON?) {
+    /// The `hello`'s sources, until a `status` brings newer ones, and its lanes.
+    public func greeted(sources: JSON?, lanes: JSON? = nil) {
         known.withLock { known in
             if let sources, sources.arrayValue != nil { known.sources = sources }
+            known.lanes = lanes?.arrayValue?.compactMap(\.stringValue)
         }
+    }
+
+    /// Whether the daemon has the lane `name`; nil while it has not said (unreached, or older than lanes).
+    public func hasLane(_ name: String) -> Bool? {
+        known.withLock { $0.lanes?.contains(name) }
     }
 
     public func record(status: JSON) {

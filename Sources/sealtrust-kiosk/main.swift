@@ -56,7 +56,7 @@ log.info("serving the kiosk page on http://\(options.listen.with(port: listening
 // SIGTERM and SIGINT stop the services and end the process with 0: nothing is kept on disk, and browsers reconnect.
 let services: [any Service] = [
     StationLink(socketPath: options.socketPath, hub: hub, station: station, desk: desk, log: log,
-                hold: .seconds(options.holdSeconds), fixedLanguage: options.language),
+                hold: .seconds(options.holdSeconds), fixedLanguage: options.language, lane: options.lane),
     resumer, Housekeeping(hub: hub, server: server, desk: desk),
 ]
 let group = ServiceGroup(

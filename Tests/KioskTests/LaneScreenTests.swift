@@ -104,6 +104,10 @@ struct LaneScreenTests {
         let opened = try await later.waitFor("v.dataset.seq !== undefined && v.dataset.seq !== ''")
         #expect(opened.seq == String(third[1]), "\(opened)")
 
+        // A lane the station does not have: a mistyped address is told so, not left on an idle screen for ever.
+        let unknown = try HTTPProbe(port: rig.kiosk.port)
+        #expect(unknown.get("/?lane=dock9") && unknown.readHead()?.status == 404)
+
         // A bridge started with --lane: its page shows that lane alone, and refuses another lane's page.
         try rig.restartKiosk(arguments: ["--lane", "dock2"])
         let probe = try HTTPProbe(port: rig.kiosk.port)
