@@ -37,8 +37,8 @@ public enum HTTPAnswer: Sendable {
 /// An HTTP/1.1 server on libmicrohttpd: one internal epoll thread, at most `connectionLimit` connections, of which
 /// `ConnectionTable.reservedForStation` only for the station itself, and a deadline for each request.
 ///
-/// Routes are plain functions of the request: they answer at once from memory, so the server's one thread
-/// never waits on the daemon.
+/// Routes are plain functions of the request: they answer at once from memory, or suspend the request until the
+/// daemon's answer comes (`DeferredAnswer`), so the server's one thread never waits on the daemon.
 public final class HTTPServer: Sendable {
     struct Handle: @unchecked Sendable {
         let daemon: OpaquePointer

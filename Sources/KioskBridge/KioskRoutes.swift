@@ -58,7 +58,7 @@ public struct KioskRoutes: Sendable {
             if stream.resumeAfter != nil { resume(stream) }
             return .eventStream(stream)
         case "/metrics":
-            return .document(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(station.metrics().utf8))
+            return station.scrape()
         case "/passport", "/certificate.svg":
             // Every answer of these routes is a JSON object, their errors too (sealtrust-kiosk(8)).
             guard let scanID = request.scanID, Self.isScanID(scanID) else {

@@ -5,7 +5,8 @@ import StationClient
 import StationWire
 
 /// The bridge's side of the daemon's socket: every journaled event to the hub, the daemon's `status` to the
-/// metrics, and reconnection by itself (StationFeed resumes by `replay`, so a daemon restart loses nothing).
+/// metrics (asked by each scrape, and every 5 s for `/healthz` and the page's language), and reconnection by itself
+/// (StationFeed resumes by `replay`, so a daemon restart loses nothing).
 public struct StationLink: Service {
     let socketPath: String
     let hub: EventHub
@@ -41,7 +42,7 @@ public struct StationLink: Service {
         let feed = StationFeed(socketPath: socketPath, since: newest)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                // The daemon's counters change without events too (clients, sources): ask now and then.
+                // Sources and the language change without a scrape (a reload says nothing else): ask now and then.
                 while !Task.isCancelled {
                     try? feed.send(Self.askStatus)
                     try? await Task.sleep(for: Self.statusInterval)
@@ -94,6 +95,7 @@ public struct StationLink: Service {
                 station.setReachable(true)
                 hub.setOnline(true, language: language(in: hello.message.json))
                 desk.connected { command in (try? feed.send(command)) != nil }
+                station.connected { command in (try? feed.send(command)) != nil }
                 try? feed.send(Self.askStatus)
             case .event(let event):
                 guard let seq = event.seq else { continue }
@@ -109,7 +111,6 @@ public struct StationLink: Service {
                     // The page asks for the product as soon as it shows the verdict: the question is out already.
                     desk.verdict(event.json, ofScan: scanID, shown: screen != .unchanged || laneScreen != .unchanged)
                 }
-                if event.type != .event(.scan) { try? feed.send(Self.askStatus) }
             case .answer(let answer):
                 if answer.type == .status {
                     station.record(status: answer.json)

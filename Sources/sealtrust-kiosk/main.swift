@@ -57,7 +57,7 @@ log.info("serving the kiosk page on http://\(options.listen.with(port: listening
 let services: [any Service] = [
     StationLink(socketPath: options.socketPath, hub: hub, station: station, desk: desk, log: log,
                 hold: .seconds(options.holdSeconds), fixedLanguage: options.language, lane: options.lane),
-    resumer, Housekeeping(hub: hub, server: server, desk: desk),
+    resumer, Housekeeping(hub: hub, server: server, desk: desk, station: station),
 ]
 let group = ServiceGroup(
     services: services, stopDeadline: .seconds(2), notifier: SystemdNotifier.fromEnvironment(),
