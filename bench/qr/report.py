@@ -81,6 +81,10 @@ def real_photos(fixtures, decoders, zbar_bytes_command):
     TIMING_REPEAT decodes, the best of TIMING_ROUNDS rounds), and the superset property frame by frame."""
     names = [name for name, _ in decoders if name != "ours-still"]
     everything = {name: [] for name in names}
+    # The superset's floor, timed in the same rounds: ours' zxing-cpp call alone, and libzbar's scan alone where
+    # that call reads nothing: what any decoder that makes both libraries' calls as they are pays.
+    floor_passes = [("zxing alone", dict(decoders)["ours"] + " --pass zxing"), ("libzbar alone", dict(decoders)["ours"] + " --pass wholeFrame")]
+    floor = []
     outcome = {}
     for folder, description in PHOTO_SETS + MORE_SETS:
         rows = manifest(os.path.join(fixtures, folder))
@@ -88,7 +92,7 @@ def real_photos(fixtures, decoders, zbar_bytes_command):
         timed = folder not in dict(MORE_SETS)
         chosen_names = names if timed else ["ours", "zbar", "zxing"]
         chosen_decoders = [(name, command) for name, command in decoders if name in chosen_names]
-        results = timed_decode(chosen_decoders, frames) if timed else {name: decode(command, 1, frames) for name, command in chosen_decoders}
+        results = timed_decode(chosen_decoders + floor_passes, frames) if timed else {name: decode(command, 1, frames) for name, command in chosen_decoders}
         outcome[folder] = (rows, results)
         print()
         print("real photographs, %s (%s, %d frames): codes read per category%s" % (folder, description, len(rows), ", median ms of CPU a frame" if timed else ""))
@@ -108,6 +112,9 @@ def real_photos(fixtures, decoders, zbar_bytes_command):
             print("%-12s" % "median ms" + "".join("%15.2f" % cost[name] for name in names) + "   ours/zxing %.2f" % (cost["ours"] / cost["zxing"]))
             for name in names:
                 everything[name] += [results[name][row[0]][0] for row in rows]
+            for frame in (row[0] for row in rows):
+                zxing_ms, zxing_read = results["zxing alone"][frame]
+                floor.append(zxing_ms + (0 if zxing_read else results["libzbar alone"][frame][0]))
         unread = [frame for frame in (row[0] for row in rows) if not results["zxing"][frame][1]]
         zbar_bytes = decode(zbar_bytes_command, 1, [os.path.join(fixtures, folder, frame) for frame in unread]) if unread else {}
         missed_zxing, missed_zbar = superset_misses([row[0] for row in rows], results, zbar_bytes)
@@ -125,6 +132,8 @@ def real_photos(fixtures, decoders, zbar_bytes_command):
     print()
     print("median ms of CPU a frame (the mean of %d decodes, the best of %d rounds) over all %d real-photo frames: " % (TIMING_REPEAT, TIMING_ROUNDS, len(everything["ours"]))
           + ", ".join("%s %.2f" % (name, cost[name]) for name in names) + "; ours/zxing %.2f" % (cost["ours"] / cost["zxing"]))
+    print("the superset's floor in the same rounds (zxing-cpp's call, and libzbar's scan where it reads nothing; no pass of ours): "
+          "median %.2f ms, %.2f x zxing-cpp's" % (median(floor), median(floor) / cost["zxing"]))
     return outcome
 
 
@@ -134,7 +143,6 @@ def passes(fixtures, command, outcome):
     print("each pass of ours on its own, over the three real-photo sets: codes read, codes neither library reads,")
     print("mean ms a frame, and codes read per ms; the decoder runs zxing on every frame, the others, in this order, where it reads nothing")
     print("%-14s%8s%14s%10s%12s" % ("pass", "reads", "adds to libs", "ms", "codes/ms"))
-    each = {}
     for name in PASSES:
         read = added = 0
         milliseconds = []
@@ -144,23 +152,11 @@ def passes(fixtures, command, outcome):
             alone = decode(command + " --pass " + name, TIMING_REPEAT, frames)
             for frame, expected, _ in rows:
                 milliseconds.append(alone[frame][0])
-                each[(name, folder, frame)] = alone[frame]
                 if reads(expected, alone[frame][1]):
                     read += 1
                     added += not (reads(expected, results["zbar"][frame][1]) or reads(expected, results["zxing"][frame][1]))
         mean = sum(milliseconds) / len(milliseconds)
         print("%-14s%8d%14d%10.2f%12.3f" % (name, read, added, mean, read / (mean * len(milliseconds))))
-    # The floor of any decoder that makes both libraries' calls as they are: zxing-cpp's call on every frame,
-    # libzbar's scan on every frame it reads nothing in (each pass timed on its own just above).
-    floor, reference = [], []
-    for folder, _ in PHOTO_SETS:
-        rows, results = outcome[folder]
-        for frame, _, _ in rows:
-            zxing_ms, zxing_read = each[("zxing", folder, frame)]
-            floor.append(zxing_ms + (0 if zxing_read else each[("wholeFrame", folder, frame)][0]))
-            reference.append(zxing_ms)
-    print("zxing-cpp's call, and libzbar's scan where it reads nothing (the superset's floor, no pass of ours): median %.2f ms a frame, %.2f x that call's own %.2f"
-          % (median(floor), median(floor) / median(reference), median(reference)))
 
 
 def first_seen(seen):
