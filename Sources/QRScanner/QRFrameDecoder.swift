@@ -11,9 +11,10 @@
 ///    the size for modules of 3 pixels or less: tilted and bent codes both libraries miss;
 /// 5. finder patterns at half resolution with light and dark swapped; zbar scans the region of each
 ///    triple that shows a timing pattern: light-on-dark codes, which neither library reads.
-/// On a live stream (`LiveCadence`), pass 1 runs on every changed frame, pass 2 on a schedule (every code it
-/// reads in a held view is read within 10 frames), passes 4 and 5 on every 4th changed frame while no code is
-/// in view, trying one region: the next frame is another chance.
+/// On a live stream (`LiveCadence`), pass 1 runs on every changed frame while a code is in view and on at
+/// least one of every two frames while none is, pass 2 on a schedule (every code it reads in a held view is
+/// read within 10 frames), passes 4 and 5 at most every 4th frame while no code is in view, trying one
+/// region: the next frame is another chance.
 /// Not thread-safe: one per decoding thread.
 public final class QRFrameDecoder {
     /// The passes, in the order they run.
@@ -90,9 +91,8 @@ public final class QRFrameDecoder {
         return payloads
     }
 
-    /// A frame of a live stream: an unchanged one gives the last one's payloads, with libzbar's scan of that
-    /// view when due; a changed one gets zxing-cpp's default call, libzbar's scan when due, and the own passes
-    /// at their cadence where neither library read anything.
+    /// A frame of a live stream: each library's call and the own passes run on it when `LiveCadence` says
+    /// they are due; an unchanged frame gives the last one's payloads, with what a call due on that view adds.
     private func decodeLive(_ luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [[UInt8]] {
         guard var cadence, var changes else { return [] }
         defer {
@@ -101,21 +101,27 @@ public final class QRFrameDecoder {
         }
         cadence.frameArrived(withCode: !lastPayloads.isEmpty)
         let changed = changes.hasChanged(luma, width: width, height: height)
-        var payloads = changed ? run(.zxing, luma, width: width, height: height) : lastPayloads
         if changed {
             cadence.viewChanged()
+        }
+        var payloads = changed ? [] : lastPayloads
+        let zxingRan = cadence.zxingDue
+        if zxingRan {
+            cadence.zxingScanned()
+            Self.add(run(.zxing, luma, width: width, height: height), to: &payloads)
         }
         if cadence.zbarDue {
             cadence.zbarScanned()
             Self.add(run(.wholeFrame, luma, width: width, height: height), to: &payloads)
         }
-        guard changed, payloads.isEmpty else {
-            if changed {
+        guard changed, zxingRan, payloads.isEmpty else {
+            if changed, zxingRan {
                 ownPassesReadLast = false
             }
             return payloads
         }
         if cadence.ownPassesDue(readingLast: ownPassesReadLast) {
+            cadence.ownPassesRan()
             for pass in Self.liveOwnPasses {
                 Self.add(run(pass, luma, width: width, height: height), to: &payloads)
             }
