@@ -126,7 +126,7 @@ final class APITransport: Sendable {
         do throws(TransportFailure) {
             connection = try pool.connection(fresh: onlyOnce, deadline: deadline)
         } catch {
-            throw .transport(error)
+            throw .transport(error.beforeTheRequest)
         }
         let response = try HTTPExchange.perform(bytes, on: connection, deadline: deadline, timeout: timeout)
         if response.keepsConnection {
