@@ -27,6 +27,7 @@ public enum DaemonCommandLine {
                                [--rescan-after SECONDS] [--scanner evdev:PATH|serial:PATH[@BAUD]]...
                                [--scanner-keymap us|de|fr] [--max-clients N] [--client-queue BYTES]
                                [--journal-max-bytes N] [--journal-max-age DAYS]
+                               [--on-api-outage fail|defer] [--defer-max-age HOURS]
                                [--log-level error|warning|info|debug] [--check-config] [--version] [--help]
 
         Reads NFC tags, QR codes and handheld scanners, asks the SealTrust API for a verdict, and publishes

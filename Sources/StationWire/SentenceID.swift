@@ -11,6 +11,7 @@ public enum SentenceID: String, Sendable, Hashable, CaseIterable {
     case unreadableLink = "unreadable_link"
     case tooManyCalls = "too_many_calls"
     case failure
+    case deferred
     case sealIntact = "seal_intact"
     case sealOpened = "seal_opened"
     case sealOpenedDegraded = "seal_opened_degraded"
