@@ -28,13 +28,13 @@ final class EventLog: Sendable {
         self.logger = logger
     }
 
-    /// Journals and publishes `event`; false when the journal refused it, and then nobody receives it.
+    /// Journals and publishes `event`; its seq, or nil when the journal refused it, and then nobody receives it.
     /// The log says when the journal starts refusing and when it records again, not every refused event.
     /// `whenWritten`: see `Journal.append`; once it has run, the event is published even if its fdatasync failed.
     @discardableResult
     /// `room`: see `Journal.Room` (a scan keeps room for its verdict).
     func record(_ event: StationEvent, requester: ClientID? = nil, room: Journal.Room = .none,
-                whenWritten: (() -> Void)? = nil) -> Bool {
+                whenWritten: (() -> Void)? = nil) -> UInt64? {
         order.withLock { _ in
             let journaled: JournaledEvent
             do {
@@ -49,10 +49,10 @@ final class EventLog: Sendable {
             } catch {
                 noteRefusal("\(error)", of: event,
                             consequence: "until it records again, scans are not verified (no API call) and `verify` is answered cannot_record")
-                return false
+                return nil
             }
             publisher.publish(journaled, requester: requester)
-            return true
+            return journaled.seq
         }
     }
 

@@ -56,6 +56,9 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     private let runningSources = Mutex<[any ScanSource]>([])
     private let now: @Sendable () -> ContinuousClock.Instant
     private let onStatusChange: @Sendable (String) -> Void
+    private let presentingMark: PresentingMark
+    /// The scans the journal held as deferred at start, fed to the station once `run` begins.
+    private let recovered: [RecoveredDeferral]
 
     /// `sourceErrorLogInterval` and `now`: a source's errors, and a handheld scanner's read errors, are logged at most
     /// once in that interval by that clock, which also times each verdict's latency and the uptime. `makeAPI`: the
@@ -79,6 +82,14 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
             return bundle
         }
         api = Mutex(makeAPI(Self.configuration(for: options, caBundle: caBundle, tokens: tokens)))
+        presentingMark = PresentingMark(journalDirectory: journal.directory)
+        do {
+            recovered = try RecoveredDeferral.read(journal, presenting: presentingMark.load(),
+                                                   nowMilliseconds: EventTime.nowMilliseconds(), now: now())
+        } catch {
+            logger.error("the journal could not be read for the scans deferred in the last run: \(error)")
+            recovered = []
+        }
     }
 
     /// The API client's configuration for `options`, with the CA bundle read at start or on SIGHUP.
@@ -113,8 +124,8 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
                         perform(handle(.scanWritten(scanID: scanID)))
                     }
                     : nil
-                let recorded = log.record(event, requester: requester, room: room, whenWritten: whenWritten)
-                feed(.recorded(record, recorded: recorded, journalRefuses: log.refusal != nil))
+                let seq = log.record(event, requester: requester, room: room, whenWritten: whenWritten)
+                feed(.recorded(record, recorded: seq != nil, journalRefuses: log.refusal != nil, seq: seq))
             case .startCall(let call):
                 callThreads.run { [self] in self.call(call) }
             case .show(let verdict):
@@ -128,8 +139,30 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
                 break
             case .stopped:
                 inbox.send(.stopped)
+            case .checkAPI(let delay, let timeout):
+                callThreads.run { [self] in
+                    OSThread.pause(for: delay)
+                    feed(.apiChecked(api.withLock { $0 }.reachable(within: timeout)))
+                }
+            case .present(let call, let deferredSeq):
+                present(call, deferredSeq: deferredSeq)
+            case .presentingDone:
+                presentingMark.clear()
             }
         }
+    }
+
+    /// A deferred scan's call, once the mark says durably that its proof is being presented; without the mark, no call.
+    private func present(_ call: StationCall, deferredSeq: UInt64) {
+        do throws(Errno) {
+            try presentingMark.save(deferredSeq)
+        } catch {
+            let failure = TransportFailure(.connect, "the mark of a proof being presented could not be written (\(presentingMark.path): \(error))",
+                                           requestWritten: false)
+            feed(.answered(scanID: call.scanID, .verification(.failure(SealTrustError.transport(failure)))))
+            return
+        }
+        callThreads.run { [self] in self.call(call) }
     }
 
     /// One call, and a chip URL exactly once: never resent on our own. Blocks this thread on the network, and goes on
@@ -186,6 +219,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 
     /// Takes clients' `verify` commands until stopped, then waits for the calls in flight to finish.
     public func run() async {
+        feed(.recovered(recovered))
         for await work in inbox.elements {
             switch work {
             case .manual(let raw, let requestID, let client):

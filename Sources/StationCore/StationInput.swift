@@ -10,8 +10,8 @@ enum StationInput: Sendable {
     case scanned(ScanRead, scanID: String, requestID: JSON?, requester: ClientID?)
     /// The journal wrote a scan's line and is making it durable: the scan's call may start beside the fdatasync.
     case scanWritten(scanID: String)
-    /// The journal recorded (and published) an event of `record`, or refused it.
-    case recorded(StationRecord, recorded: Bool, journalRefuses: Bool)
+    /// The journal recorded (and published) an event of `record` (at `seq`), or refused it.
+    case recorded(StationRecord, recorded: Bool, journalRefuses: Bool, seq: UInt64? = nil)
     /// The API answered a scan's call.
     case answered(scanID: String, StationAnswer)
     case sourceChanged(SourceEvent, replacing: String?)
@@ -20,6 +20,10 @@ enum StationInput: Sendable {
     case note(String)
     /// SIGHUP's options; the CA bundle they name was found usable.
     case reload(DaemonOptions)
+    /// A `checkAPI`'s answer: nil when the API could be reached.
+    case apiChecked(SealTrustError?)
+    /// The scans the journal holds as deferred, at start, oldest first.
+    case recovered([RecoveredDeferral])
     /// Take no more scans; say `stopped` once every scan taken has its verdict.
     case stop
 }
