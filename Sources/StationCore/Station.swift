@@ -397,22 +397,32 @@ struct Station: Sendable {
         return effects
     }
 
+    /// Counts the scans the journal holds as deferred before the first client can ask `status`; `recover` then does
+    /// what they need.
+    mutating func preload(_ scans: [RecoveredDeferral]) {
+        for scan in scans where !scan.interrupted { deferrals.add(entry(recovering: scan)) }
+        if !deferrals.isEmpty { apiAway = true }
+    }
+
+    private func entry(recovering scan: RecoveredDeferral) -> DeferredQueue.Entry {
+        let code = ScannedCode(raw: scan.read.raw, extraHosts: settings.options.extraHosts)
+        let call = StationCall(scanID: scan.scanID, code: code, read: scan.read, requestID: scan.requestID, requester: nil,
+                               settings: settings)
+        return DeferredQueue.Entry(call: call, state: .deferred(seq: scan.deferredSeq), readAt: scan.read.readAt)
+    }
+
     /// The scans the journal holds as deferred at start, oldest first (`interrupted`: its proof was being presented
     /// when the daemon stopped, and is never sent again). The API is checked at once.
     private mutating func recover(_ scans: [RecoveredDeferral], at now: ContinuousClock.Instant,
                                   timestamp: () -> String) -> [StationEffect] {
         var effects: [StationEffect] = []
         for scan in scans {
-            let code = ScannedCode(raw: scan.read.raw, extraHosts: settings.options.extraHosts)
-            let call = StationCall(scanID: scan.scanID, code: code, read: scan.read, requestID: scan.requestID, requester: nil,
-                                   settings: settings)
-            let entry = DeferredQueue.Entry(call: call, state: .deferred(seq: scan.deferredSeq), readAt: scan.read.readAt)
             if scan.interrupted {
-                effects += endLate(entry, deferredSeq: scan.deferredSeq,
+                effects += endLate(entry(recovering: scan), deferredSeq: scan.deferredSeq,
                                    detail: "the daemon stopped while its proof was being presented; it is not sent again",
                                    cause: .reset, endsMark: true, at: now, timestamp: timestamp)
-            } else {
-                deferrals.add(entry)
+            } else if !deferrals.contains(scan.scanID) {
+                deferrals.add(entry(recovering: scan))
             }
         }
         guard !deferrals.isEmpty else { return effects }

@@ -90,6 +90,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
             logger.error("the journal could not be read for the scans deferred in the last run: \(error)")
             recovered = []
         }
+        station.withLock { [recovered] in $0.preload(recovered) }
     }
 
     /// The API client's configuration for `options`, with the CA bundle read at start or on SIGHUP.
