@@ -71,6 +71,7 @@ public enum SentenceID: String, Sendable, Hashable, CaseIterable {
     case kioskCertificateCode = "kiosk.certificate_code"
     case kioskAboutNamedItem = "kiosk.about_named_item"
     case kioskHistoryLabel = "kiosk.history_label"
+    case kioskLate = "kiosk.late"
     case kioskPartProof = "kiosk.part_proof"
     case kioskPartCertificate = "kiosk.part_certificate"
     case kioskPartHistory = "kiosk.part_history"
