@@ -30,6 +30,8 @@ public final class Journal: Sendable {
         var reportedPlaces: Set<String> = []
         /// Bytes allocated past the active segment's end for the events promised room (see `Room`) and not yet written.
         var reserved = 0
+        /// Retention keeps the segment starting here and every later one (`keep(from:)`).
+        var keptFrom: UInt64?
     }
 
     /// What an append does with the room kept past the end of the journal for an event that must follow another, as a
@@ -111,7 +113,8 @@ public final class Journal: Sendable {
         let (bytes, modified) = try FileCalls.size(descriptor, path: activePath)
         segments.append(SegmentFile(firstSeq: activeFirstSeq, bytes: bytes, newestAt: modified))
         self.recoveryNote = notes.isEmpty ? nil : notes.joined(separator: "; ")
-        self.state = Mutex(State(segments: segments, activeDescriptor: descriptor, lastSeq: lastSeq))
+        self.state = Mutex(State(segments: segments, activeDescriptor: descriptor, lastSeq: lastSeq,
+                                 keptFrom: RetentionFloor(directory: path).load()))
         try state.withLock { state in
             try Journal.enforceRetention(&state, directory: path, maxBytes: self.maxBytes, maxAge: maxAge)
         }
@@ -122,6 +125,22 @@ public final class Journal: Sendable {
     }
 
     public var lastSeq: UInt64 { state.withLock { $0.lastSeq } }
+
+    /// Retention keeps the segment holding `seq` and every later one, past `maxBytes` and `maxAge` if need be, until
+    /// told otherwise (nil): the daemon keeps there the oldest scan still waiting for its verdict, so that no retention
+    /// drops a proof unanswered. Said again at each start (it is kept in `kept-from` until then).
+    public func keep(from seq: UInt64?) {
+        state.withLock { state in
+            let floor = seq.map { seq in state.segments.last { $0.firstSeq <= seq }?.firstSeq ?? state.segments[0].firstSeq }
+            guard floor != state.keptFrom else { return }
+            state.keptFrom = floor
+            do throws(Errno) {
+                try RetentionFloor(directory: directory).save(floor)
+            } catch {
+                warn("journal: cannot record which segments retention must keep (\(directory)/kept-from: \(error)); kept until the next start")
+            }
+        }
+    }
 
     /// The `seq` of the oldest event retention has kept (or the next one, when there is none).
     public var oldestAvailableSeq: UInt64 { state.withLock { $0.segments[0].firstSeq } }
@@ -301,6 +320,7 @@ public final class Journal: Sendable {
         var total = state.segments.reduce(0) { $0 + $1.bytes }
         var removed = false
         while state.segments.count > 1, total > maxBytes || state.segments[0].newestAt < oldestAllowed {
+            if let kept = state.keptFrom, kept < state.segments[1].firstSeq { break }
             let path = directory + "/" + SegmentFile.name(firstSeq: state.segments[0].firstSeq)
             try FileCalls.remove(path)
             total -= state.segments[0].bytes

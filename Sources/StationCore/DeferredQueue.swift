@@ -20,6 +20,8 @@ struct DeferredQueue: Sendable {
         let readAt: ContinuousClock.Instant
         /// What kept it from the API first: said again when it ends without reaching it.
         var reason: SealTrustError?
+        /// Its `scan`'s seq, once journaled: the journal keeps that line (its proof) until the scan has its answer.
+        var scanSeq: UInt64?
     }
 
     private(set) var entries: [Entry] = []
@@ -51,6 +53,9 @@ struct DeferredQueue: Sendable {
         guard let index = entries.firstIndex(where: { $0.call.scanID == scanID }) else { return nil }
         return entries.remove(at: index)
     }
+
+    /// The oldest journaled `scan` line a deferred scan still needs.
+    var oldestScanSeq: UInt64? { entries.filter { $0.state != .waiting }.compactMap(\.scanSeq).min() }
 
     /// The scans waiting their turn, oldest first.
     var waiting: [Entry] { entries.filter { $0.state == .waiting } }

@@ -77,4 +77,9 @@ final class EventLog: Sendable {
     var refusal: Refusal? { currentRefusal.withLock { $0 } }
 
     var lastSeq: UInt64 { journal.lastSeq }
+
+    /// See `Journal.keep(from:)`.
+    func keep(from seq: UInt64?) {
+        journal.keep(from: seq)
+    }
 }

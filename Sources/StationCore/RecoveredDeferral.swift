@@ -9,6 +9,7 @@ struct RecoveredDeferral: Sendable {
     /// Its `raw` exactly as journaled, read at its `at` brought to the core's clock.
     let read: ScanRead
     let requestID: JSON?
+    let scanSeq: UInt64
     let deferredSeq: UInt64
     /// Its proof was being presented when the daemon stopped (the mark names it): it is never sent again.
     let interrupted: Bool
@@ -17,7 +18,7 @@ struct RecoveredDeferral: Sendable {
     /// (the wall clock) and `now` bring each scan's `at` to the core's clock.
     static func read(_ journal: Journal, presenting: UInt64?, nowMilliseconds: Int64, now: ContinuousClock.Instant) throws
         -> [RecoveredDeferral] {
-        var scans: [String: (read: ScanRead, requestID: JSON?)] = [:]
+        var scans: [String: (read: ScanRead, requestID: JSON?, seq: UInt64)] = [:]
         var deferred: [(scanID: String, seq: UInt64)] = []
         var answered = Set<UInt64>()
         var cursor = try journal.cursor(after: journal.oldestAvailableSeq - 1)
@@ -32,7 +33,7 @@ struct RecoveredDeferral: Sendable {
                           let source = json["source"]?.stringValue, let medium = json["medium"]?.stringValue.flatMap(Medium.init),
                           let at = json["at"]?.stringValue.flatMap(EventTime.milliseconds) else { continue }
                     let readAt = now - .milliseconds(max(0, nowMilliseconds - at))
-                    scans[scanID] = (ScanRead(raw: raw, source: source, medium: medium, readAt: readAt), json["request_id"])
+                    scans[scanID] = (ScanRead(raw: raw, source: source, medium: medium, readAt: readAt), json["request_id"], event.seq)
                 } else if json["outcome"] == .string(Outcome.deferred.rawValue) {
                     deferred.append((scanID, event.seq))
                 } else if json["late"] == .bool(true), let seq = json["deferred_seq"]?.integerValue, seq > 0 {
@@ -42,7 +43,7 @@ struct RecoveredDeferral: Sendable {
         }
         return deferred.compactMap { entry in
             guard !answered.contains(entry.seq), let scan = scans[entry.scanID] else { return nil }
-            return RecoveredDeferral(scanID: entry.scanID, read: scan.read, requestID: scan.requestID, deferredSeq: entry.seq,
+            return RecoveredDeferral(scanID: entry.scanID, read: scan.read, requestID: scan.requestID, scanSeq: scan.seq, deferredSeq: entry.seq,
                                      interrupted: entry.seq == presenting)
         }
     }

@@ -25,6 +25,8 @@ struct Station: Sendable {
         var holdsSlot = false
         /// Its verdict, once recorded, ends the mark of a proof being presented (`presentingDone`).
         var endsMark = false
+        /// Its `scan`'s seq, once journaled.
+        var scanSeq: UInt64?
     }
 
     private(set) var settings: StationSettings
@@ -51,6 +53,8 @@ struct Station: Sendable {
     private var checking = false
     /// The scan at the queue's head whose call is out.
     private var presenting: String?
+    /// The oldest `scan` line retention must keep, as last said to the journal (nil: none).
+    private var journalFloor: UInt64?
     private var saidStopped = false
 
     /// `sourceErrorLogInterval`: a source's errors, and a handheld scanner's read errors, are logged at most once in it.
@@ -95,6 +99,11 @@ struct Station: Sendable {
             effects = recover(scans, at: now, timestamp: timestamp)
         }
         effects += advance(at: now, timestamp: timestamp)
+        let floor = oldestScanNeeded
+        if floor != journalFloor {
+            journalFloor = floor
+            effects.append(.keepJournal(from: floor))
+        }
         if let line = changedStatusLine() { effects.append(.statusLine(line)) }
         if stopping, open.isEmpty, !saidStopped {
             saidStopped = true
@@ -152,6 +161,8 @@ struct Station: Sendable {
                 deferrals.remove(scanID)
                 return refusal("the scan was not journaled, so it was not verified", of: scan.call)
             }
+            open[scanID]?.scanSeq = seq
+            deferrals.update(scanID) { $0.scanSeq = seq }
             if apiAway, deferrals.entry(scanID)?.state == .waiting {
                 return recordDeferred(scan.call, reason: nil, at: now, timestamp: timestamp)
             }
@@ -296,6 +307,12 @@ struct Station: Sendable {
         return effects
     }
 
+    /// The oldest `scan` line a deferred scan needs until its late verdict is journaled: retention keeps it.
+    private var oldestScanNeeded: UInt64? {
+        let late = open.values.filter { $0.verdict?.deferredSeq != nil }.compactMap(\.scanSeq)
+        return (late + [deferrals.oldestScanSeq].compactMap { $0 }).min()
+    }
+
     /// Journals `call`'s `deferred` verdict; the scan joins the queue, or keeps its place there.
     private mutating func recordDeferred(_ call: StationCall, reason: SealTrustError?, at now: ContinuousClock.Instant,
                                          timestamp: () -> String) -> [StationEffect] {
@@ -305,7 +322,8 @@ struct Station: Sendable {
                 $0.reason = $0.reason ?? reason
             }
         } else {
-            deferrals.add(DeferredQueue.Entry(call: call, state: .deferring, readAt: call.read.readAt, reason: reason))
+            deferrals.add(DeferredQueue.Entry(call: call, state: .deferring, readAt: call.read.readAt, reason: reason,
+                                              scanSeq: open[call.scanID]?.scanSeq))
         }
         let latency = (now - call.read.readAt).wholeMilliseconds
         return recordVerdict(VerdictEvent(deferred: call, reason: reason, latencyMilliseconds: latency), apiError: reason,
@@ -368,7 +386,7 @@ struct Station: Sendable {
         var verdict = VerdictEvent(chip: ScanOutcome.from(failure), of: entry.call,
                                    latencyMilliseconds: (now - entry.readAt).wholeMilliseconds)
         verdict.deferredSeq = deferredSeq
-        open[entry.call.scanID] = OpenScan(call: entry.call, endsMark: endsMark)
+        open[entry.call.scanID] = OpenScan(call: entry.call, endsMark: endsMark, scanSeq: entry.scanSeq)
         return recordVerdict(verdict, apiError: failure, timestamp: timestamp)
     }
 
@@ -388,7 +406,7 @@ struct Station: Sendable {
             open[scanID]?.holdsSlot = true
             effects.append(.startCall(head.call))
         case .deferred(let seq):
-            open[scanID] = OpenScan(call: head.call, holdsSlot: true, endsMark: true)
+            open[scanID] = OpenScan(call: head.call, holdsSlot: true, endsMark: true, scanSeq: head.scanSeq)
             effects.append(.log(.info, "scan \(scanID): its deferred proof goes to the API (deferred verdict \(seq))"))
             effects.append(.present(head.call, deferredSeq: seq))
         }
@@ -408,7 +426,7 @@ struct Station: Sendable {
         let code = ScannedCode(raw: scan.read.raw, extraHosts: settings.options.extraHosts)
         let call = StationCall(scanID: scan.scanID, code: code, read: scan.read, requestID: scan.requestID, requester: nil,
                                settings: settings)
-        return DeferredQueue.Entry(call: call, state: .deferred(seq: scan.deferredSeq), readAt: scan.read.readAt)
+        return DeferredQueue.Entry(call: call, state: .deferred(seq: scan.deferredSeq), readAt: scan.read.readAt, scanSeq: scan.scanSeq)
     }
 
     /// The scans the journal holds as deferred at start, oldest first (`interrupted`: its proof was being presented
@@ -425,6 +443,9 @@ struct Station: Sendable {
                 deferrals.add(entry(recovering: scan))
             }
         }
+        // Said at each start, even with nothing deferred: the last run's floor is the journal's until then.
+        journalFloor = oldestScanNeeded
+        effects.append(.keepJournal(from: journalFloor))
         guard !deferrals.isEmpty else { return effects }
         effects.append(.log(.notice, "\(deferrals.deferredCount) deferred scan\(deferrals.deferredCount == 1 ? "" : "s") kept from the last run"))
         apiAway = true

@@ -149,6 +149,8 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
                 present(call, deferredSeq: deferredSeq)
             case .presentingDone:
                 presentingMark.clear()
+            case .keepJournal(let seq):
+                log.keep(from: seq)
             }
         }
     }

@@ -31,6 +31,8 @@ enum StationEffect: Sendable {
     case present(StationCall, deferredSeq: UInt64)
     /// No proof is being presented any more: the mark goes.
     case presentingDone
+    /// Retention keeps the journal from the segment holding `from` (the oldest deferred scan's line); nil: no floor.
+    case keepJournal(from: UInt64?)
     /// Stopping, and every scan taken has its verdict.
     case stopped
 }

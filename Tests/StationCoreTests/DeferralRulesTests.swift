@@ -37,11 +37,11 @@ struct DeferralRulesTests {
     }
 
     /// A chip scan read at `elapsed`, journaled and written; what its admission asks.
-    func tap(_ station: inout Station, _ id: String, chip number: Int, after elapsed: Duration = .zero) -> [String] {
+    func tap(_ station: inout Station, _ id: String, chip number: Int, after elapsed: Duration = .zero, seq: UInt64? = nil) -> [String] {
         let read = ScanRead(raw: chip(number), source: "nfc:R", medium: .nfc, readAt: rules.start + elapsed)
         _ = fed(&station, .scanned(read, scanID: id, requestID: nil, requester: nil), after: elapsed)
         return fed(&station, .scanWritten(scanID: id), after: elapsed)
-            + fed(&station, .recorded(.scan(id: id), recorded: true, journalRefuses: false), after: elapsed)
+            + fed(&station, .recorded(.scan(id: id), recorded: true, journalRefuses: false, seq: seq), after: elapsed)
     }
 
     func recorded(_ station: inout Station, verdictOf id: String, seq: UInt64, after elapsed: Duration = .zero) -> [String] {
@@ -64,20 +64,23 @@ struct DeferralRulesTests {
     }
 
     /// Back: the oldest first, behind its mark, one at a time; each answer is a late verdict naming its `deferred`.
+    /// Meanwhile the journal keeps the oldest deferred scan's line (its proof) from retention.
     @Test func theDeferredScansGoOldestFirstOneAtATimeWithLateVerdicts() {
         var station = deferring()
-        _ = tap(&station, "a", chip: 1)
-        _ = fed(&station, .answered(scanID: "a", .verification(.failure(refused))))
+        _ = tap(&station, "a", chip: 1, seq: 2)
+        #expect(fed(&station, .answered(scanID: "a", .verification(.failure(refused)))) == [
+            "verdict a deferred", "check API after 2.0 seconds", "keep journal from 2",
+        ])
         _ = recorded(&station, verdictOf: "a", seq: 3)
-        _ = tap(&station, "b", chip: 1, after: .seconds(1))
+        _ = tap(&station, "b", chip: 1, after: .seconds(1), seq: 4)
         _ = recorded(&station, verdictOf: "b", seq: 5)
         #expect(fed(&station, .apiChecked(nil)) == ["present a deferred at 3"])
         #expect(fed(&station, .answered(scanID: "a", authentic)) == ["verdict a authentic late 3"])
-        #expect(recorded(&station, verdictOf: "a", seq: 6) == ["presenting done", "present b deferred at 5"],
+        #expect(recorded(&station, verdictOf: "a", seq: 6) == ["presenting done", "present b deferred at 5", "keep journal from 4"],
                 "a late verdict is not shown at the reader: the item in hand is another")
         let replay = StationAnswer.verification(.failure(SealTrustError.api(status: 409, detail: nil, code: nil, retryAfterSeconds: nil)))
         #expect(fed(&station, .answered(scanID: "b", replay)) == ["verdict b replay late 5"])
-        #expect(recorded(&station, verdictOf: "b", seq: 7) == ["presenting done"])
+        #expect(recorded(&station, verdictOf: "b", seq: 7) == ["presenting done", "keep journal from none"])
         #expect(tap(&station, "c", chip: 3) == ["call c"], "the queue is empty: calls go at once again")
     }
 
@@ -171,12 +174,13 @@ struct DeferralRulesTests {
         var station = deferring()
         func kept(_ id: String, _ number: Int, seq: UInt64, interrupted: Bool) -> RecoveredDeferral {
             RecoveredDeferral(scanID: id, read: ScanRead(raw: chip(number), source: "nfc:R", medium: .nfc, readAt: rules.start),
-                              requestID: nil, deferredSeq: seq, interrupted: interrupted)
+                              requestID: nil, scanSeq: seq - 1, deferredSeq: seq, interrupted: interrupted)
         }
         #expect(fed(&station, .recovered([kept("x", 1, seq: 4, interrupted: true), kept("y", 2, seq: 6, interrupted: false)])) == [
-            "verdict x failure late 4", "check API after 0.0 seconds",
+            "verdict x failure late 4", "keep journal from 3", "check API after 0.0 seconds",
         ])
-        #expect(recorded(&station, verdictOf: "x", seq: 9) == ["presenting done"])
+        #expect(recorded(&station, verdictOf: "x", seq: 9) == ["presenting done", "keep journal from 5"],
+                "the interrupted scan's line is kept until its late verdict is journaled")
         #expect(fed(&station, .apiChecked(nil)) == ["present y deferred at 6"])
     }
 }

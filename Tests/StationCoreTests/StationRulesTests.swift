@@ -42,6 +42,7 @@ struct StationRulesTests {
         case .checkAPI(let delay, _): "check API after \(delay)"
         case .present(let call, let seq): "present \(call.scanID) deferred at \(seq)"
         case .presentingDone: "presenting done"
+        case .keepJournal(let seq): "keep journal from \(seq.map { String($0) } ?? "none")"
         }
     }
 
