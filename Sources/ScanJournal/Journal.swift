@@ -126,6 +126,14 @@ public final class Journal: Sendable {
 
     public var lastSeq: UInt64 { state.withLock { $0.lastSeq } }
 
+    /// Where a reader looking for what `keep(from:)` protects starts: the floor when there is one, else the start of
+    /// the segment before the one being written (a floor not yet said covers only events that recent).
+    public var keptOrRecentStart: UInt64 {
+        state.withLock { state in
+            state.keptFrom.map { max($0, state.segments[0].firstSeq) } ?? state.segments[max(0, state.segments.count - 2)].firstSeq
+        }
+    }
+
     /// Retention keeps the segment holding `seq` and every later one, past `maxBytes` and `maxAge` if need be, until
     /// told otherwise (nil): the daemon keeps there the oldest scan still waiting for its verdict, so that no retention
     /// drops a proof unanswered. Said again at each start (it is kept in `kept-from` until then).

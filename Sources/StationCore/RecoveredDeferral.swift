@@ -14,14 +14,15 @@ struct RecoveredDeferral: Sendable {
     /// Its proof was being presented when the daemon stopped (the mark names it): it is never sent again.
     let interrupted: Bool
 
-    /// The deferred scans in `journal`, oldest first; `presenting`: the deferred seq the mark names. `nowMilliseconds`
+    /// The deferred scans in `journal` (read from its retention floor), oldest first; `presenting`: the deferred seq the mark names. `nowMilliseconds`
     /// (the wall clock) and `now` bring each scan's `at` to the core's clock.
     static func read(_ journal: Journal, presenting: UInt64?, nowMilliseconds: Int64, now: ContinuousClock.Instant) throws
         -> [RecoveredDeferral] {
         var scans: [String: (read: ScanRead, requestID: JSON?, seq: UInt64)] = [:]
         var deferred: [(scanID: String, seq: UInt64)] = []
         var answered = Set<UInt64>()
-        var cursor = try journal.cursor(after: journal.oldestAvailableSeq - 1)
+        // From the retention floor, which the last run kept at its oldest deferred scan: not the whole journal.
+        var cursor = try journal.cursor(after: journal.keptOrRecentStart - 1)
         while true {
             let events = try cursor.next()
             if events.isEmpty { break }

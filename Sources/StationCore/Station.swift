@@ -101,8 +101,10 @@ struct Station: Sendable {
         effects += advance(at: now, timestamp: timestamp)
         let floor = oldestScanNeeded
         if floor != journalFloor {
+            // Lowered before the deferred verdict is journaled (a start reads the journal from there); raised after.
+            let lowers = floor.map { new in journalFloor.map { new < $0 } ?? true } ?? false
             journalFloor = floor
-            effects.append(.keepJournal(from: floor))
+            if lowers { effects.insert(.keepJournal(from: floor), at: 0) } else { effects.append(.keepJournal(from: floor)) }
         }
         if let line = changedStatusLine() { effects.append(.statusLine(line)) }
         if stopping, open.isEmpty, !saidStopped {
@@ -191,22 +193,32 @@ struct Station: Sendable {
             }
             if recorded, scan.endsMark { effects.append(.presentingDone) }
             if presenting == scanID { presenting = nil }
-            if scan.holdsSlot { effects += giveBackSlot() }
+            if scan.holdsSlot { effects += giveBackSlot(at: now, timestamp: timestamp) }
             return effects
         case .source, .readError:
             return []
         }
     }
 
-    /// The next call waiting for a slot takes the one given back.
-    private mutating func giveBackSlot() -> [StationEffect] {
-        guard !waiting.isEmpty else {
-            callsInFlight -= 1
-            return []
+    /// The next call waiting for a slot takes the one given back; a chip scan among them goes behind the deferred
+    /// ones, as a new tap would.
+    private mutating func giveBackSlot(at now: ContinuousClock.Instant, timestamp: () -> String) -> [StationEffect] {
+        var effects: [StationEffect] = []
+        while !waiting.isEmpty {
+            let next = waiting.removeFirst()
+            if case .chip = next.code, apiAway || !deferrals.isEmpty {
+                deferrals.add(DeferredQueue.Entry(call: next, state: .waiting, readAt: next.read.readAt,
+                                                  scanSeq: open[next.scanID]?.scanSeq))
+                if apiAway, open[next.scanID]?.scanSeq != nil {
+                    effects += recordDeferred(next, reason: nil, at: now, timestamp: timestamp)
+                }
+                continue
+            }
+            open[next.scanID]?.holdsSlot = true
+            return effects + [.startCall(next)]
         }
-        let next = waiting.removeFirst()
-        open[next.scanID]?.holdsSlot = true
-        return [.startCall(next)]
+        callsInFlight -= 1
+        return effects
     }
 
     private func refusal(_ what: String, of call: StationCall) -> [StationEffect] {
@@ -294,7 +306,7 @@ struct Station: Sendable {
             presenting = nil
             effects.append(.log(.notice, "scan \(scanID) stays deferred: \(failure)"))
             effects.append(.presentingDone)
-            if scan.holdsSlot { effects += giveBackSlot() }
+            if scan.holdsSlot { effects += giveBackSlot(at: now, timestamp: timestamp) }
         } else {
             effects += recordDeferred(scan.call, reason: failure, at: now, timestamp: timestamp)
         }
@@ -395,7 +407,12 @@ struct Station: Sendable {
     private mutating func advance(at now: ContinuousClock.Instant, timestamp: () -> String) -> [StationEffect] {
         guard !apiAway, presenting == nil, !deferrals.isEmpty else { return [] }
         var effects = expireDeferred(at: now, timestamp: timestamp)
-        guard !stopping, callsInFlight == 0, let head = deferrals.head else { return effects }
+        // A chip call still out (from before the outage) may yet be deferred, ahead of the head: it goes first.
+        let chipCallOut = open.values.contains { scan in
+            guard case .chip = scan.call.code else { return false }
+            return scan.holdsSlot
+        }
+        guard !stopping, !chipCallOut, callsInFlight < Self.callsInFlightLimit, let head = deferrals.head else { return effects }
         let scanID = head.call.scanID
         switch head.state {
         case .deferring:
@@ -418,7 +435,10 @@ struct Station: Sendable {
     /// Counts the scans the journal holds as deferred before the first client can ask `status`; `recover` then does
     /// what they need.
     mutating func preload(_ scans: [RecoveredDeferral]) {
-        for scan in scans where !scan.interrupted { deferrals.add(entry(recovering: scan)) }
+        for scan in scans where !scan.interrupted {
+            let kept = entry(recovering: scan)
+            if case .chip = kept.call.code { deferrals.add(kept) }
+        }
         if !deferrals.isEmpty { apiAway = true }
     }
 
@@ -435,12 +455,18 @@ struct Station: Sendable {
                                   timestamp: () -> String) -> [StationEffect] {
         var effects: [StationEffect] = []
         for scan in scans {
+            let kept = entry(recovering: scan)
             if scan.interrupted {
-                effects += endLate(entry(recovering: scan), deferredSeq: scan.deferredSeq,
+                effects += endLate(kept, deferredSeq: scan.deferredSeq,
                                    detail: "the daemon stopped while its proof was being presented; it is not sent again",
                                    cause: .reset, endsMark: true, at: now, timestamp: timestamp)
-            } else if !deferrals.contains(scan.scanID) {
-                deferrals.add(entry(recovering: scan))
+            } else if case .chip = kept.call.code {
+                if !deferrals.contains(scan.scanID) { deferrals.add(kept) }
+            } else {
+                // The configuration changed since (a host no longer named): it is no chip link this station verifies.
+                effects += endLate(kept, deferredSeq: scan.deferredSeq,
+                                   detail: "not a chip link this station verifies under its configuration now; it was not presented",
+                                   cause: .connect, endsMark: false, at: now, timestamp: timestamp)
             }
         }
         // Said at each start, even with nothing deferred: the last run's floor is the journal's until then.

@@ -69,7 +69,7 @@ struct DeferralRulesTests {
         var station = deferring()
         _ = tap(&station, "a", chip: 1, seq: 2)
         #expect(fed(&station, .answered(scanID: "a", .verification(.failure(refused)))) == [
-            "verdict a deferred", "check API after 2.0 seconds", "keep journal from 2",
+            "keep journal from 2", "verdict a deferred", "check API after 2.0 seconds",
         ])
         _ = recorded(&station, verdictOf: "a", seq: 3)
         _ = tap(&station, "b", chip: 1, after: .seconds(1), seq: 4)
@@ -129,6 +129,24 @@ struct DeferralRulesTests {
         #expect(fed(&station, .answered(scanID: "b", .verification(.failure(cut)))) == ["verdict b failure late 5"])
         #expect(recorded(&station, verdictOf: "b", seq: 6) == ["presenting done"])
         #expect(fed(&station, .apiChecked(nil)).isEmpty, "nothing left to present")
+    }
+
+    /// A chip call that waited for a slot when the API went away is deferred when its slot comes, not called: it goes
+    /// behind the deferred ones; and no deferred proof goes while a chip call from before is still out.
+    @Test func aChipWaitingForASlotGoesBehindTheDeferredOnes() {
+        var station = deferring()
+        for index in 0...Station.callsInFlightLimit {
+            _ = tap(&station, "\(index)", chip: index % 10, after: .milliseconds(Int64(index)), seq: UInt64(index + 1))
+        }
+        #expect(fed(&station, .answered(scanID: "0", .verification(.failure(refused)))).contains("verdict 0 deferred"))
+        #expect(recorded(&station, verdictOf: "0", seq: 100) == ["show 0 deferred", "verdict 16 deferred"], "no call 16")
+        #expect(fed(&station, .apiChecked(nil)).isEmpty, "fifteen chip calls from before the outage are still out")
+        var last: [String] = []
+        for index in 1..<Station.callsInFlightLimit {
+            _ = fed(&station, .answered(scanID: "\(index)", authentic))
+            last = recorded(&station, verdictOf: "\(index)", seq: UInt64(100 + index))
+        }
+        #expect(last == ["show 15 authentic", "present 0 deferred at 100"], "the last call from before is in")
     }
 
     /// The default, `fail`: a buyer at a kiosk is told at once.
