@@ -114,6 +114,23 @@ struct StationNetworkTests {
         #expect(result.error?.requestNeverWritten == true)
     }
 
+    /// Whether the API can be reached, spending nothing: a connection opens and no request goes (the sandbox records
+    /// none); refused, it says so, as a failure nothing was written for. The connection it opened serves the next call.
+    @Test func reachableOpensAConnectionAndSendsNothing() async throws {
+        try await withSandbox { sandbox in
+            let client = makeClient(sandbox)
+            #expect(client.reachable(within: .seconds(3)) == nil)
+            #expect(try await sandbox.requests().isEmpty, "no request, no proof spent")
+            let result = await outcome(client, url: try await sandbox.tap(chip: "spare-a"))
+            #expect(result.verdict == .authentic)
+        }
+        let server = try await startNetLab(["proxy"])
+        let port = server.port
+        server.stop()
+        let refused = networkClient(port: port).reachable(within: .seconds(3))
+        #expect(refused?.cause == .connect && refused?.requestNeverWritten == true, "\(String(describing: refused))")
+    }
+
     @Test func slowAnswerIsATimeoutFailure() async throws {
         try await withSandbox { sandbox in
             try await sandbox.fault(path: "/scans/verify", delay: 3)
