@@ -61,6 +61,9 @@ struct DeferralRulesTests {
         #expect(fed(&station, .apiChecked(refused)) == ["check API after 2.0 seconds"])
         let status = station.statusFields(at: rules.start + .seconds(10), token: .none, journalRefusal: nil, lastSeq: 5)
         #expect(status.first { $0.0 == "deferred" }?.1 == .object([("count", .int(2)), ("oldest_age_s", .int(10))]))
+        #expect(status.first { $0.0 == "counters" }?.1["api_errors"] == .int(1), "the call that found the API away")
+        #expect(status.first { $0.0 == "last_api_error" }?.1["cause"] == .string("connect"))
+        #expect(station.statusLine.contains("2 deferred"), "\(station.statusLine)")
     }
 
     /// Back: the oldest first, behind its mark, one at a time; each answer is a late verdict naming its `deferred`.
