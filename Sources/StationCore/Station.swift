@@ -310,7 +310,9 @@ struct Station: Sendable {
         } else {
             effects += recordDeferred(scan.call, reason: failure, at: now, timestamp: timestamp)
         }
-        if !apiAway {
+        if let retryAfter {
+            effects.append(.log(.notice, "the client's limit for verifications is reached: the deferred scans wait \(retryAfter)"))
+        } else if !apiAway {
             effects.append(.log(.warning, "the API cannot be reached (\(failure)): chip scans are deferred until it answers again"))
         }
         apiAway = true

@@ -152,6 +152,21 @@ struct DeferralRulesTests {
         #expect(last == ["show 15 authentic", "present 0 deferred at 100"], "the last call from before is in")
     }
 
+    /// The client's own limit refuses a deferred proof before anything is sent: it stays deferred, and the queue
+    /// waits out the limit (the API's contract allows 30 verifications a minute; a long outage leaves more).
+    @Test func aDeferredProofRefusedByTheClientsLimitWaitsItOut() {
+        var station = deferring()
+        _ = tap(&station, "a", chip: 1)
+        _ = fed(&station, .answered(scanID: "a", .verification(.failure(refused))))
+        _ = recorded(&station, verdictOf: "a", seq: 3)
+        #expect(fed(&station, .apiChecked(nil)) == ["present a deferred at 3"])
+        #expect(fed(&station, .answered(scanID: "a", .verification(.failure(SealTrustError.tooManyCalls(retryAfterSeconds: 7))))) == [
+            "presenting done", "check API after 7.0 seconds",
+        ])
+        #expect(fed(&station, .apiChecked(nil)) == ["present a deferred at 3"])
+        #expect(fed(&station, .answered(scanID: "a", authentic)) == ["verdict a authentic late 3"])
+    }
+
     /// The default, `fail`: a buyer at a kiosk is told at once.
     @Test func underFailARefusedConnectionIsAFailure() {
         var station = rules.makeStation()
