@@ -20,7 +20,7 @@ build: deps
 # of its own, removed at the end (scripts/own-temporary-folder.sh).
 test: deps test-sandbox
 	./scripts/declared-imports.py $(SWIFT)
-	./scripts/architecture-claims.py
+	./scripts/architecture-claims.py $(SWIFT)
 	$(SWIFT) build --build-tests
 	./scripts/own-temporary-folder.sh ./scripts/leaves-system-pcscd-alone.sh $(SWIFT) test --no-parallel
 
