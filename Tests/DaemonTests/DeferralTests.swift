@@ -51,6 +51,11 @@ struct DeferralTests {
         }
         #expect(earlier.verdict["error"]?["cause"]?.string == "connect", "the refusal that deferred it is said")
         #expect(try deferredCount(client) == 2)
+        let status = try runProduct("sealtrust-scanctl", ["--socket", daemon.socketPath, "status"])
+        #expect(status.output.contains("\ndeferred: 2 waiting for the API, the oldest "), "\(status)")
+        // A script at the gate: a deferred chip is no authentic item (yet).
+        let verify = try runProduct("sealtrust-scanctl", ["--socket", daemon.socketPath, "verify", try mintChipURL("spare-b", counter: 200)])
+        #expect(verify.status == 1 && verify.output.contains("deferred"), "\(verify)")
 
         let back = try SandboxAPI.start(port: port)
         defer { back.stop() }
@@ -58,8 +63,9 @@ struct DeferralTests {
         #expect(late.map { $0["scan_id"]?.string } == [earlier.scan["scan_id"]?.string, later.scan["scan_id"]?.string])
         #expect(late.map { $0["outcome"]?.string } == ["authentic", "authentic"], "\(late.map { $0.encoded() })")
         #expect(late.map { $0["deferred_seq"]?.integer } == [earlier.verdict["seq"]?.integer, later.verdict["seq"]?.integer])
+        _ = try verdicts(client, count: 1, matching: isLate)
         let sent = try await presented(back)
-        #expect(sent.count == 2, "each proof once")
+        #expect(sent.count == 3, "each proof once")
         #expect(try deferredCount(client) == 0)
         let after = try client.verify(try mintChipURL("spare-a", counter: 202), id: "after").verdict
         #expect(after["outcome"]?.string == "authentic" && after["late"] == nil)
