@@ -167,6 +167,23 @@ struct DeferralRulesTests {
         #expect(fed(&station, .answered(scanID: "a", authentic)) == ["verdict a authentic late 3"])
     }
 
+    /// A stop during the drain: the tap waiting its turn is deferred (kept for the next start), the proof out gets
+    /// its late verdict, and then the daemon stops; nothing else is presented.
+    @Test func aStopDuringTheDrainDefersTheWaitingTapAndEndsOnceTheProofOutIsAnswered() {
+        var station = deferring()
+        _ = tap(&station, "a", chip: 1)
+        _ = fed(&station, .answered(scanID: "a", .verification(.failure(refused))))
+        _ = recorded(&station, verdictOf: "a", seq: 3)
+        _ = tap(&station, "b", chip: 2)
+        _ = recorded(&station, verdictOf: "b", seq: 5)
+        #expect(fed(&station, .apiChecked(nil)) == ["present a deferred at 3"])
+        _ = tap(&station, "n", chip: 3)
+        #expect(fed(&station, .stop) == ["verdict n deferred"])
+        _ = recorded(&station, verdictOf: "n", seq: 7)
+        _ = fed(&station, .answered(scanID: "a", authentic))
+        #expect(recorded(&station, verdictOf: "a", seq: 8) == ["presenting done", "stopped"], "b stays deferred for the next start")
+    }
+
     /// The default, `fail`: a buyer at a kiosk is told at once.
     @Test func underFailARefusedConnectionIsAFailure() {
         var station = rules.makeStation()
