@@ -387,7 +387,9 @@ struct Station: Sendable {
     private mutating func expireDeferred(at now: ContinuousClock.Instant, timestamp: () -> String) -> [StationEffect] {
         var effects: [StationEffect] = []
         let maxAge = maxDeferredAge
-        for entry in deferrals.entries where entry.call.scanID != presenting && now - entry.readAt > maxAge {
+        // Oldest first: the walk ends at the first scan young enough (the one out is passed over).
+        for entry in deferrals.prefix(while: { $0.call.scanID == presenting || now - $0.readAt > maxAge })
+        where entry.call.scanID != presenting {
             guard case .deferred(let seq) = entry.state else { continue }
             deferrals.remove(entry.call.scanID)
             let hours = settings.options.deferMaxAgeHours
