@@ -429,11 +429,6 @@ struct Station: Sendable {
             return effects
         case .waiting:
             // Its scan may not be recorded yet: its call starts beside the fdatasync, as any call does.
-            guard open[scanID] != nil else {
-                // Closed without a call (never the case today): it must not hold the queue.
-                deferrals.remove(scanID)
-                return effects + advance(at: now, timestamp: timestamp)
-            }
             open[scanID]?.holdsSlot = true
             effects.append(.startCall(head.call))
         case .deferred(let seq):
