@@ -444,7 +444,7 @@ struct Station: Sendable {
     /// Counts the scans the journal holds as deferred before the first client can ask `status`; `recover` then does
     /// what they need.
     mutating func preload(_ scans: [RecoveredDeferral]) {
-        for scan in scans where !scan.interrupted {
+        for scan in scans where !scan.interrupted && !scan.proofLost {
             let kept = entry(recovering: scan)
             if case .chip = kept.call.code { deferrals.add(kept) }
         }
@@ -465,7 +465,11 @@ struct Station: Sendable {
         var effects: [StationEffect] = []
         for scan in scans {
             let kept = entry(recovering: scan)
-            if scan.interrupted {
+            if scan.proofLost {
+                effects += endLate(kept, deferredSeq: scan.deferredSeq,
+                                   detail: "its scan's line, which held its proof, is no longer in the journal; it was not presented",
+                                   cause: .connect, endsMark: scan.interrupted, at: now, timestamp: timestamp)
+            } else if scan.interrupted {
                 effects += endLate(kept, deferredSeq: scan.deferredSeq,
                                    detail: "the daemon stopped while its proof was being presented; it is not sent again",
                                    cause: .reset, endsMark: true, at: now, timestamp: timestamp)

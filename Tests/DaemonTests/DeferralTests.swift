@@ -172,6 +172,26 @@ struct DeferralTests {
         #expect(try await presented(back).count == 1, "only the fresh proof went")
     }
 
+    /// A deferred verdict whose scan's line is gone from the journal (the retention floor keeps it; a journal copied
+    /// in part, say) cannot be verified: at start it ends as a late `failure` that says so, never silently.
+    @Test func aDeferredScanWhoseLineIsGoneEndsAsAFailureAtStart() async throws {
+        let api = try SandboxAPI.start()
+        defer { api.stop() }
+        let directory = try makeScratchDirectory()
+        try FileManager.default.createDirectory(atPath: directory + "/journal", withIntermediateDirectories: true)
+        let at = ISO8601DateFormatter().string(from: Date())
+        let line = #"{"type":"verdict","seq":1,"at":"\#(at)","scan_id":"gone-1","source":"manual","medium":"manual","outcome":"deferred","message":"Recorded.","latency_ms":3}"#
+        try (line + "\n").write(toFile: directory + "/journal/00000000000000000001.jsonl", atomically: true, encoding: .utf8)
+        let daemon = try ScanDaemon(api: api, extra: Self.deferring, directory: directory).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let (client, _) = try daemon.connect()
+        try client.send(.object([("cmd", "replay"), ("since", 0), ("id", "r")]))
+        let late = try #require(try verdicts(client, count: 1, matching: isLate).first)
+        #expect(late["scan_id"]?.string == "gone-1" && late["outcome"]?.string == "failure" && late["deferred_seq"]?.integer == 1)
+        #expect(late["error"]?["detail"]?.string?.contains("no longer in the journal") == true, "\(late.encoded())")
+        #expect(try await presented(api).isEmpty)
+    }
+
     /// A tap while a deferred proof is out waits its turn: no verdict until the deferred one has its late verdict,
     /// then an ordinary one.
     @Test func aNewTapDuringTheDrainWaitsItsTurn() async throws {
