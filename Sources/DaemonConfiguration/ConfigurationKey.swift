@@ -38,6 +38,8 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
     case journalMaxBytes = "journal-max-bytes"
     case journalMaxAge = "journal-max-age"
     case logLevel = "log-level"
+    case onAPIOutage = "on-api-outage"
+    case deferMaxAge = "defer-max-age"
     case lane
 
     var isRepeatable: Bool { self == .host || self == .scanner || self == .camera || self == .lane }
@@ -147,6 +149,10 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .clientQueue: options.clientQueueBytes = try Self.count(value, in: 65_536...(1 << 30))
         case .journalMaxBytes: options.journalMaxBytes = try Self.count(value, in: (1 << 20)...(1 << 40))
         case .journalMaxAge: options.journalMaxAgeDays = try Self.number(value, in: 0.001...36_500, "days")
+        case .onAPIOutage:
+            guard let outage = DaemonOptions.APIOutage(rawValue: value) else { throw BadValue(reason: "expected fail or defer") }
+            options.onAPIOutage = outage
+        case .deferMaxAge: options.deferMaxAgeHours = try Self.number(value, in: 0.001...720, "hours")
         case .logLevel:
             guard let level = LogLevel(rawValue: value) else { throw BadValue(reason: "expected error, warning, info or debug") }
             options.logLevel = level

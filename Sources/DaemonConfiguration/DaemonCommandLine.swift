@@ -27,6 +27,7 @@ public enum DaemonCommandLine {
                                [--rescan-after SECONDS] [--scanner evdev:PATH|serial:PATH[@BAUD]]...
                                [--scanner-keymap us|de|fr] [--max-clients N] [--client-queue BYTES]
                                [--journal-max-bytes N] [--journal-max-age DAYS]
+                               [--on-api-outage fail|defer] [--defer-max-age HOURS]
                                [--log-level error|warning|info|debug] [--lane NAME=SOURCE[,SOURCE...]]...
                                [--check-config] [--version] [--help]
 

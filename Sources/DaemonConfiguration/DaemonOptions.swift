@@ -19,6 +19,14 @@ public struct DaemonOptions: Sendable, Equatable {
         case y4m(String)
     }
 
+    /// What a chip read gets while the API cannot be reached and its request was never written.
+    public enum APIOutage: String, Sendable, CaseIterable {
+        /// `failure`, as for any technical error: a buyer at a kiosk is told at once.
+        case fail
+        /// `deferred`, verified once the API answers: a warehouse clerk goes on receiving.
+        case `defer`
+    }
+
     public enum Language: String, Sendable, CaseIterable { case en, fr }
 
     public var configPath: String?
@@ -60,6 +68,9 @@ public struct DaemonOptions: Sendable, Equatable {
     public var journalMaxBytes = 268_435_456
     public var journalMaxAgeDays: Double = 90
     public var logLevel = LogLevel.info
+    public var onAPIOutage = APIOutage.fail
+    /// A deferred scan older than this ends as `failure`.
+    public var deferMaxAgeHours: Double = 24
     /// `lane`, in the order given; a source in none belongs to the station as a whole.
     public var lanes: [Lane] = []
 

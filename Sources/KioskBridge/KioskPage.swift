@@ -173,6 +173,8 @@ public enum KioskPage {
       let offline = false;
       // The newest scan the station announced: a verdict for an older one never replaces what is shown.
       let newestScan = "";
+      // What is shown answers a scan live (a verdict, a read error): a late verdict never replaces it.
+      let liveShown = false;
       // The time left on the screen for the next event shown, when a page opened during it; else null.
       let heldFor = null;
 
@@ -207,6 +209,7 @@ public enum KioskPage {
 
       function show(tone, outcome, message, parts) {
         clearTimeout(idleTimer);
+        liveShown = tone !== "idle" && tone !== "offline" && !parts.late && outcome !== "deferred";
         hidePassport();
         document.body.dataset.tone = tone;
         verdict.dataset.outcome = outcome;
@@ -214,6 +217,7 @@ public enum KioskPage {
         verdict.dataset.theft = parts.theft ? "reported" : "none";
         verdict.dataset.seq = parts.seq || "";
         verdict.dataset.scan = parts.scan || "";
+        verdict.dataset.late = parts.late ? "true" : "false";
         byId("icon").textContent = parts.icon || ICONS[tone];
         byId("message").textContent = message;
         // Long sentences (a seal and a theft warning added) get smaller type, so that everything fits one screen.
@@ -279,7 +283,10 @@ public enum KioskPage {
         const hold = holdFor(holdMs);
         if (!v || hold <= 0) return;
         const scanID = clean(v.scan_id, 128);
-        if (newestScan !== "" && scanID !== newestScan) return;
+        // A late verdict (a scan deferred through an outage, checked now) is about an earlier scan, never the item in
+        // hand: it shows on an idle screen or over a deferred or late one, marked as such, never over a live answer.
+        const late = v.late === true;
+        if (late ? liveShown : newestScan !== "" && scanID !== newestScan) return;
         const outcome = clean(v.outcome, 40) || "failure";
         const screen = screenFor(v, []);
         const seal = v.seal && typeof v.seal === "object" ? v.seal : null;
@@ -296,10 +303,12 @@ public enum KioskPage {
           seal: status === "" ? "none" : degraded ? "opened-degraded" : status,
           // An intact seal is the daemon's sentence's to say: a label under it said it twice.
           sealText: degraded ? words.sealOpenedDegraded : status === "opened" ? words.sealOpened : "",
+          hint: late ? words.late : "", late: late,
           holdMs: hold
         });
-        // The product, under `authentic` without a theft report and under `identified` only: never under an alert.
-        if (scanID !== "" && screen.panel) {
+        // The product, under `authentic` without a theft report and under `identified` only: never under an alert,
+        // nor under a late verdict (the item is no longer in hand).
+        if (scanID !== "" && screen.panel && !late) {
           passport.dataset.verdict = outcome;
           loadPassport(scanID, 0, false);
         }

@@ -24,6 +24,8 @@ public struct KioskWords: Sendable, Equatable {
     var aboutNamedItem: String
     /// Above the product's history: the daemon's sentences alone do not say what the dated lines are.
     var historyLabel: String
+    /// Under a late verdict (a scan deferred through an API outage): an earlier scan's, not the item in hand's.
+    var late: String
     /// Before the sentence of a part the daemon could not read for now, which says only "this part".
     var partProof: String
     var partCertificate: String
@@ -44,6 +46,7 @@ public struct KioskWords: Sendable, Equatable {
         certificateCode: "QR code of the certificate of authenticity",
         aboutNamedItem: "What the brand recorded about the item this code names, not about the object in hand:",
         historyLabel: "History, newest first:",
+        late: "Checked now: a scan recorded earlier, while the service was away.",
         partProof: "Proof of anchoring: ", partCertificate: "Certificate: ", partHistory: "History: ",
         tierPublic: "public", tierEndUser: "owner", tierRepairer: "repairer", tierRecycler: "recycler", tierUpstream: "supply chain",
         tierAuthority: "authority")
@@ -57,6 +60,7 @@ public struct KioskWords: Sendable, Equatable {
         certificateCode: "Code QR du certificat d'authenticité",
         aboutNamedItem: "Ce que la marque a enregistré sur l'article que ce code désigne, pas sur l'objet en main\u{A0}:",
         historyLabel: "Historique, du plus récent au plus ancien\u{A0}:",
+        late: "Vérifié maintenant\u{A0}: un scan enregistré plus tôt, pendant l'absence du service.",
         partProof: "Preuve d'ancrage\u{A0}: ", partCertificate: "Certificat\u{A0}: ", partHistory: "Historique\u{A0}: ",
         tierPublic: "public", tierEndUser: "propriétaire", tierRepairer: "réparateur", tierRecycler: "recycleur",
         tierUpstream: "chaîne d'approvisionnement", tierAuthority: "autorité")
@@ -71,7 +75,7 @@ public struct KioskWords: Sendable, Equatable {
         .kioskOfflineHint: \.offlineHint, .kioskSealOpened: \.sealOpened,
         .kioskSealOpenedDegraded: \.sealOpenedDegraded, .kioskTheft: \.theft, .kioskScanArea: \.scanArea,
 .kioskTierServed: \.tierServed, .kioskCertificateHint: \.certificateHint,
-        .kioskCertificateCode: \.certificateCode, .kioskAboutNamedItem: \.aboutNamedItem, .kioskHistoryLabel: \.historyLabel,
+        .kioskCertificateCode: \.certificateCode, .kioskAboutNamedItem: \.aboutNamedItem, .kioskHistoryLabel: \.historyLabel, .kioskLate: \.late,
         .kioskPartProof: \.partProof, .kioskPartCertificate: \.partCertificate, .kioskPartHistory: \.partHistory, .kioskTierPublic: \.tierPublic,
         .kioskTierEndUser: \.tierEndUser, .kioskTierRepairer: \.tierRepairer, .kioskTierRecycler: \.tierRecycler,
         .kioskTierUpstream: \.tierUpstream, .kioskTierAuthority: \.tierAuthority,
@@ -102,7 +106,7 @@ public struct KioskWords: Sendable, Equatable {
             ("sealOpened", .string(sealOpened)), ("sealOpenedDegraded", .string(sealOpenedDegraded)),
             ("theft", .string(theft)), ("scanArea", .string(scanArea)), ("tierServed", .string(tierServed)),
             ("certificateHint", .string(certificateHint)), ("certificateCode", .string(certificateCode)),
-            ("aboutNamedItem", .string(aboutNamedItem)), ("historyLabel", .string(historyLabel)),
+            ("aboutNamedItem", .string(aboutNamedItem)), ("historyLabel", .string(historyLabel)), ("late", .string(late)),
             ("parts", .object([("proof", .string(partProof)), ("certificate", .string(partCertificate)), ("history", .string(partHistory))])),
             ("tiers", tiers),
         ])

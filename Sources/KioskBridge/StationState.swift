@@ -126,9 +126,11 @@ public final class StationState: Sendable {
         for scrape in scrapes { scrape.give(status: 200, contentType: Self.metricsType, body: body) }
     }
 
-    /// A journaled event: a verdict's latency, which `status` does not keep.
+    /// A journaled event: a verdict's latency, which `status` does not keep. Not a late verdict's: its latency is the
+    /// API outage it waited through, not how fast the station answers.
     public func record(event: JSON) {
-        guard MessageType(of: event) == .event(.verdict), let latency = event["latency_ms"]?.integerValue else { return }
+        guard MessageType(of: event) == .event(.verdict), event["late"] != .bool(true),
+              let latency = event["latency_ms"]?.integerValue else { return }
         known.withLock { $0.latency.record(milliseconds: latency) }
     }
 

@@ -34,6 +34,8 @@ public final class Journal: Sendable {
         var written: Written?
         /// `close` came while a line was written and not committed: the commit closes.
         var closing = false
+        /// Retention keeps the segment starting here and every later one (`keep(from:)`).
+        var keptFrom: UInt64?
     }
 
     /// What undoing a written line restores.
@@ -133,7 +135,8 @@ public final class Journal: Sendable {
         let (bytes, modified) = try FileCalls.size(descriptor, path: activePath)
         segments.append(SegmentFile(firstSeq: activeFirstSeq, bytes: bytes, newestAt: modified))
         self.recoveryNote = notes.isEmpty ? nil : notes.joined(separator: "; ")
-        self.state = Mutex(State(segments: segments, activeDescriptor: descriptor, lastSeq: lastSeq))
+        self.state = Mutex(State(segments: segments, activeDescriptor: descriptor, lastSeq: lastSeq,
+                                 keptFrom: RetentionFloor(directory: path).load()))
         try removeExpired(state.withLock { state in
             Journal.takeExpired(&state, maxBytes: self.maxBytes, maxAge: maxAge, now: clock.wall().seconds)
         })
@@ -146,6 +149,30 @@ public final class Journal: Sendable {
     /// The last event made durable. Read under the state's lock, which no fdatasync holds: `hello` and `status` never
     /// wait for the disk.
     public var lastSeq: UInt64 { state.withLock { $0.lastSeq } }
+
+    /// Where a reader looking for what `keep(from:)` protects starts: the floor when there is one, else the start of
+    /// the segment before the one being written (a floor not yet said covers only events that recent).
+    public var keptOrRecentStart: UInt64 {
+        state.withLock { state in
+            state.keptFrom.map { max($0, state.segments[0].firstSeq) } ?? state.segments[max(0, state.segments.count - 2)].firstSeq
+        }
+    }
+
+    /// Retention keeps the segment holding `seq` and every later one, past `maxBytes` and `maxAge` if need be, until
+    /// told otherwise (nil): the daemon keeps there the oldest scan still waiting for its verdict, so that no retention
+    /// drops a proof unanswered. Said again at each start (it is kept in `kept-from` until then).
+    public func keep(from seq: UInt64?) {
+        state.withLock { state in
+            let floor = seq.map { seq in state.segments.last { $0.firstSeq <= seq }?.firstSeq ?? state.segments[0].firstSeq }
+            guard floor != state.keptFrom else { return }
+            state.keptFrom = floor
+            do throws(Errno) {
+                try RetentionFloor(directory: directory).save(floor)
+            } catch {
+                warn("journal: cannot record which segments retention must keep (\(directory)/kept-from: \(error)); kept until the next start")
+            }
+        }
+    }
 
     /// The `seq` of the oldest event retention has kept (or the next one, when there is none).
     public var oldestAvailableSeq: UInt64 { state.withLock { $0.segments[0].firstSeq } }
@@ -393,6 +420,7 @@ public final class Journal: Sendable {
         var total = state.segments.reduce(0) { $0 + $1.bytes }
         var expired: [SegmentFile] = []
         while state.segments.count > 1, total > maxBytes || state.segments[0].newestAt < oldestAllowed {
+            if let kept = state.keptFrom, kept < state.segments[1].firstSeq { break }
             total -= state.segments[0].bytes
             expired.append(state.segments.removeFirst())
         }

@@ -59,6 +59,16 @@ final class APITransport: Sendable {
         pool.replenish()
     }
 
+    /// Nil when a connection to the API opens within `timeout` (through the proxy, TLS done); nothing is sent.
+    func reachable(within timeout: Duration) -> SealTrustError? {
+        do throws(TransportFailure) {
+            try pool.check(timeout: timeout)
+            return nil
+        } catch {
+            return .transport(error.beforeTheRequest)
+        }
+    }
+
     private func sendNow(_ request: APIContract.Request) throws(SealTrustError) -> JSON {
         var headers: [(name: String, value: String)] = [
             ("Host", endpoint.hostHeader),
@@ -126,7 +136,7 @@ final class APITransport: Sendable {
         do throws(TransportFailure) {
             connection = try pool.connection(fresh: onlyOnce, deadline: deadline)
         } catch {
-            throw .transport(error)
+            throw .transport(error.beforeTheRequest)
         }
         let response = try HTTPExchange.perform(bytes, on: connection, deadline: deadline, timeout: timeout)
         if response.keepsConnection {

@@ -53,6 +53,17 @@ final class ConnectionPool: Sendable {
         return try CurlConnection.open(settings, deadline: deadline)
     }
 
+    /// Whether a connection can be opened now, within `timeout`, sending nothing: always a new one (an idle one may
+    /// look alive on a network that went silent), which is then kept as the fresh one for the next call.
+    func check(timeout: Duration) throws(TransportFailure) {
+        let connection = try CurlConnection.open(settings, deadline: .now + timeout)
+        let closed = state.withLock { state -> [CurlConnection] in
+            state.fresh.append(connection)
+            return state.fresh.count > 1 ? [state.fresh.removeFirst()] : []
+        }
+        withExtendedLifetime(closed) {}
+    }
+
     /// After a whole answer on a connection the server keeps open.
     func keep(_ connection: CurlConnection) {
         connection.markIdle()

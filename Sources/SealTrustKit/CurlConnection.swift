@@ -15,6 +15,12 @@ final class CurlConnection: @unchecked Sendable {
         case broken(String)
     }
 
+    /// A send that failed, and whether any of its bytes had already gone.
+    struct SendFailure: Error {
+        let failure: IOFailure
+        let anyByteWritten: Bool
+    }
+
     private let handle: UnsafeMutableRawPointer
     private let socket: Int32
     /// When it last finished an exchange (or was opened): the keep-alive limit counts from here.
@@ -107,7 +113,7 @@ final class CurlConnection: @unchecked Sendable {
     }
 
     /// Writes all of `bytes` before `deadline`.
-    func send(_ bytes: [UInt8], deadline: ContinuousClock.Instant) throws(IOFailure) {
+    func send(_ bytes: [UInt8], deadline: ContinuousClock.Instant) throws(SendFailure) {
         var offset = 0
         while offset < bytes.count {
             var sent = 0
@@ -116,9 +122,13 @@ final class CurlConnection: @unchecked Sendable {
             case CURLE_OK:
                 offset += sent
             case CURLE_AGAIN:
-                try wait(for: Int16(POLLOUT), until: deadline)
+                do {
+                    try wait(for: Int16(POLLOUT), until: deadline)
+                } catch {
+                    throw SendFailure(failure: error, anyByteWritten: offset > 0)
+                }
             default:
-                throw .broken(Self.words(code))
+                throw SendFailure(failure: .broken(Self.words(code)), anyByteWritten: offset > 0)
             }
         }
     }

@@ -10,11 +10,14 @@ enum HTTPExchange {
         do {
             try connection.send(request, deadline: deadline)
         } catch {
-            switch error {
+            let written = error.anyByteWritten
+            switch error.failure {
             case .timedOut:
-                throw .transport(TransportFailure(.timeout, "the API did not take the request within \(seconds(timeout)) s"))
+                throw .transport(TransportFailure(.timeout, "the API did not take the request within \(seconds(timeout)) s",
+                                                  requestWritten: written))
             case .broken(let why):
-                throw .transport(TransportFailure(.reset, "the connection broke while the request was sent (\(why))"))
+                throw .transport(TransportFailure(.reset, "the connection broke while the request was sent (\(why))",
+                                                  requestWritten: written))
             }
         }
         var parser = HTTPResponseParser(maximumBodyBytes: maximumBodyBytes)

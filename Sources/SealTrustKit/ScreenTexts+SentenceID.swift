@@ -11,6 +11,7 @@ extension ScreenTexts {
         .unreadableLink: \.unreadableLink,
         .tooManyCalls: \.tooManyCalls,
         .failure: \.failure,
+        .deferred: \.deferred,
         .sealIntact: \.sealIntact,
         .sealOpened: \.sealOpened,
         .sealOpenedDegraded: \.sealOpenedDegraded,

@@ -15,6 +15,8 @@ public struct ScreenTexts: Sendable, Hashable {
     public var tooManyCalls: String
     /// A technical error, with no authenticity verdict.
     public var failure: String
+    /// A chip read kept through an API outage: recorded, and checked later; no word on the product yet.
+    public var deferred: String
 
     public var sealIntact: String
     /// Opened under the `inform` policy: a broken seal is not a counterfeit.
@@ -91,6 +93,7 @@ public struct ScreenTexts: Sendable, Hashable {
         case .unreadableLink: unreadableLink
         case .tooManyCalls: tooManyCalls
         case .failure: failure
+        case .deferred: deferred
         case .identified: printedSerialNotice
         case .notFound: notFound
         case .notSealTrust: notSealTrust
@@ -184,6 +187,7 @@ public struct ScreenTexts: Sendable, Hashable {
         unreadableLink: "This link could not be read. Please scan again.",
         tooManyCalls: "Too many checks right now. Please try again in {wait}.",
         failure: "Technical error: no authenticity verdict could be given. Please tap or scan again.",
+        deferred: "Recorded; it will be checked as soon as the service is back.",
         sealIntact: "Seal intact: this product has never been opened.",
         sealOpened: "The seal has been opened. This happens when a product is unpacked; it does not mean a counterfeit.",
         sealOpenedDegraded: "The seal has been opened, and the brand asks for lower trust in this product. "
@@ -234,6 +238,7 @@ public struct ScreenTexts: Sendable, Hashable {
         unreadableLink: "Ce lien n'a pas pu être lu. Scannez à nouveau.",
         tooManyCalls: "Trop de vérifications en ce moment. Réessayez dans {wait}.",
         failure: "Erreur technique\u{A0}: aucun verdict d'authenticité n'a pu être donné. Présentez ou scannez à nouveau.",
+        deferred: "Enregistré\u{A0}; il sera vérifié dès que le service sera de retour.",
         sealIntact: "Scellé intact\u{A0}: ce produit n'a jamais été ouvert.",
         sealOpened: "Le scellé a été ouvert. C'est le cas dès qu'un produit est déballé\u{A0}; "
             + "cela ne signifie pas une contrefaçon.",

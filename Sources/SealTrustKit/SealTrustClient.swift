@@ -128,6 +128,13 @@ public final class SealTrustClient: Sendable {
         send(APIContract.referencePassportProof(gtin: gtin), for: .productRead, decoding: APIContract.proofBundle, answered)
     }
 
+    /// Whether the API can be reached now, on the calling thread, which it blocks up to `timeout`: a connection opens
+    /// (a proxy's tunnel and TLS included), and nothing is sent on it, so no proof and no request is spent. Nil when
+    /// it can; the transport failure when it cannot.
+    public func reachable(within timeout: Duration) -> SealTrustError? {
+        transport.reachable(within: timeout)
+    }
+
     /// `certificate`, on the calling thread, as `verifyScan(_:latitude:longitude:answeredOnThisThread:)`.
     public func certificate(identifier: String, answeredOnThisThread answered: (Result<Certificate, any Error>) -> Void) {
         send(APIContract.certificate(identifier: identifier), for: .productRead, decoding: APIContract.certificate, answered)

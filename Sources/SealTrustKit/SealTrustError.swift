@@ -56,6 +56,13 @@ public enum SealTrustError: Error, Sendable, Hashable, CustomStringConvertible {
         return failure.cause
     }
 
+    /// The API cannot have seen the request: the connection never opened, or not one byte of the request went.
+    /// Only such a call may be made again later; any other may have presented its proof.
+    public var requestNeverWritten: Bool {
+        guard case .transport(let failure) = self else { return false }
+        return !failure.requestWritten
+    }
+
     /// Anything thrown that is not a `SealTrustError` (a cancelled task) is a call that did not complete.
     public static func from(_ error: any Error) -> SealTrustError {
         error as? SealTrustError ?? .transport(TransportFailure(.reset, "the call was interrupted (\(error))"))

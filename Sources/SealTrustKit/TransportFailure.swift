@@ -19,11 +19,20 @@ public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertib
     public let cause: Cause
     /// One line, control characters escaped: it may quote a server or a library.
     public let detail: String
+    /// False only when not one byte of the request reached a connection: the API cannot have seen it, so a proof it
+    /// carried is still unpresented and may go later (`on-api-outage = defer`). Anything else may have been read.
+    public let requestWritten: Bool
 
-    public init(_ cause: Cause, _ detail: String) {
+    public init(_ cause: Cause, _ detail: String, requestWritten: Bool = true) {
         self.cause = cause
         // Nothing from outside reaches a log or a terminal with its control characters intact.
         self.detail = TerminalText.escaped(detail)
+        self.requestWritten = requestWritten
+    }
+
+    /// The same failure, known to have come before the request's first byte (opening the connection).
+    var beforeTheRequest: TransportFailure {
+        TransportFailure(cause, detail, requestWritten: false)
     }
 
     public var description: String { "\(cause.rawValue): \(detail)" }

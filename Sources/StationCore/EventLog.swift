@@ -83,4 +83,9 @@ final class EventLog: Sendable {
 
     /// The last event made durable, read without waiting for an fdatasync.
     var lastSeq: UInt64 { journal.lastSeq }
+
+    /// See `Journal.keep(from:)`.
+    func keep(from seq: UInt64?) {
+        journal.keep(from: seq)
+    }
 }

@@ -11,7 +11,8 @@ extension ReaderSignal {
         }
         switch verdict.outcome {
         case .authentic: self = verdict.seal == VerdictEvent.Seal(status: .opened, policy: .degrade) ? .informational : .accepted
-        case .identified: self = .informational
+        // Recorded, not yet checked: no word on the product, good or bad.
+        case .identified, .deferred: self = .informational
         case .replay, .invalidSignature: self = .alarm
         case .mintingInProgress, .neverRegistered, .unreadableLink, .tooManyCalls, .failure, .notFound, .notSealTrust:
             self = .caution

@@ -23,10 +23,15 @@ struct Station: Sendable {
     /// A scan from its arrival until its verdict is recorded or refused.
     private struct OpenScan {
         let call: StationCall
-        /// Its call holds one of the `callsInFlightLimit` slots (it starts once its line is written).
+        /// Its call holds one of the `callsInFlightLimit` slots (it starts once its line is written), given back once
+        /// its verdict is recorded.
         var holdsSlot = false
         /// Set once it is the verdict's turn to be journaled.
         var verdict: VerdictEvent?
+        /// Its verdict, once recorded, ends the mark of a proof being presented (`presentingDone`).
+        var endsMark = false
+        /// Its `scan`'s seq, once journaled.
+        var scanSeq: UInt64?
     }
 
     private(set) var settings: StationSettings
@@ -48,6 +53,17 @@ struct Station: Sendable {
     private var passportsInFlight = 0
     private var passportCache = PassportCache()
     private var stopping = false
+    /// The chip scans waiting for the API under `on-api-outage = defer`, oldest first.
+    private var deferrals = DeferredQueue()
+    /// The API was found unreachable with nothing written, and no check has found it back yet: chip scans go no
+    /// further than `deferred`.
+    private var apiAway = false
+    /// A `checkAPI` is out.
+    private var checking = false
+    /// The scan at the queue's head whose call is out.
+    private var presenting: String?
+    /// The oldest `scan` line retention must keep, as last said to the journal (nil: none).
+    private var journalFloor: UInt64?
     private var saidStopped = false
 
     /// `sourceErrorLogInterval`: a source's errors, and a handheld scanner's read errors, are logged at most once in it.
@@ -66,9 +82,9 @@ struct Station: Sendable {
         switch input {
         case .scanned(let read, let scanID, let requestID, let requester):
             effects = take(read, scanID: scanID, requestID: requestID, requester: requester, timestamp: timestamp)
-        case .recorded(let record, let recorded, let refuses):
+        case .recorded(let record, let recorded, let refuses, let seq):
             journalRefuses = refuses
-            effects = conclude(record, recorded: recorded, at: now, timestamp: timestamp)
+            effects = conclude(record, recorded: recorded, seq: seq, at: now, timestamp: timestamp)
         case .answered(let scanID, let answer):
             effects = answerCall(scanID: scanID, answer, at: now, timestamp: timestamp)
         case .sourceChanged(let event, let placeholder):
@@ -81,7 +97,20 @@ struct Station: Sendable {
             effects = reload(options)
         case .stop:
             stopping = true
-            effects = []
+            // A tap waiting its turn behind the deferred scans is kept with them for the next start.
+            effects = deferWaiting(at: now, timestamp: timestamp)
+        case .apiChecked(let problem):
+            effects = apiChecked(problem, at: now, timestamp: timestamp)
+        case .recovered(let scans):
+            effects = recover(scans, at: now, timestamp: timestamp)
+        }
+        effects += advance(at: now, timestamp: timestamp)
+        let floor = oldestScanNeeded
+        if floor != journalFloor {
+            // Lowered before the deferred verdict is journaled (a start reads the journal from there); raised after.
+            let lowers = floor.map { new in journalFloor.map { new < $0 } ?? true } ?? false
+            journalFloor = floor
+            if lowers { effects.insert(.keepJournal(from: floor), at: 0) } else { effects.append(.keepJournal(from: floor)) }
         }
         if let line = changedStatusLine() { effects.append(.statusLine(line)) }
         if stopping, open.isEmpty, !saidStopped {
@@ -107,7 +136,13 @@ struct Station: Sendable {
         sources.scanned(by: read.source, at: timestamp())
         let call = StationCall(scanID: scanID, code: code, read: read, requestID: requestID, requester: requester, settings: settings)
         open[scanID] = OpenScan(call: call)
-        let startsCall = code.needsCall && takeSlot(for: scanID)
+        var startsCall = false
+        if case .chip = code, apiAway || !deferrals.isEmpty {
+            // Behind the deferred scans: it waits its turn, or is deferred once recorded while the API is away.
+            deferrals.add(DeferredQueue.Entry(call: call, state: .waiting, readAt: read.readAt))
+        } else {
+            startsCall = code.needsCall && takeSlot(for: scanID)
+        }
         var scan = code.event(scanID: scanID, source: read.source, medium: read.medium, raw: read.raw, requestID: requestID)
         scan.lane = lane
         return [
@@ -125,18 +160,7 @@ struct Station: Sendable {
         return true
     }
 
-    /// A call's slot given to the oldest waiting call, or freed.
-    private mutating func freeSlot() -> [StationEffect] {
-        guard !waiting.isEmpty else {
-            callsInFlight -= 1
-            return []
-        }
-        let next = waiting.removeFirst()
-        open[next.scanID]?.holdsSlot = true
-        return [.startCall(next)]
-    }
-
-    private mutating func conclude(_ record: StationRecord, recorded: Bool, at now: ContinuousClock.Instant,
+    private mutating func conclude(_ record: StationRecord, recorded: Bool, seq: UInt64?, at now: ContinuousClock.Instant,
                                    timestamp: () -> String) -> [StationEffect] {
         switch record {
         case .scan(let scanID):
@@ -144,12 +168,19 @@ struct Station: Sendable {
             guard let scan = open[scanID], scan.verdict == nil else { return [] }
             guard recorded else {
                 open[scanID] = nil
+                deferrals.remove(scanID)
                 // Its call did not start: the journal refused the line before it.
                 return refusal("the scan was not journaled, so it was not verified", of: scan.call)
-                    + (scan.holdsSlot ? freeSlot() : [])
+                    + (scan.holdsSlot ? giveBackSlot(at: now, timestamp: timestamp) : [])
+            }
+            open[scanID]?.scanSeq = seq
+            deferrals.update(scanID) { $0.scanSeq = seq }
+            if apiAway, deferrals.entry(scanID)?.state == .waiting {
+                return recordDeferred(scan.call, reason: nil, at: now, timestamp: timestamp)
             }
             guard !scan.call.code.needsCall else {
-                guard !scan.holdsSlot else { return [] }
+                // A tap behind the deferred scans waits its turn (`advance`); any other call takes a slot or waits for one.
+                guard !scan.holdsSlot, !deferrals.contains(scanID) else { return [] }
                 guard takeSlot(for: scanID) else {
                     waiting.append(scan.call)
                     return []
@@ -166,14 +197,46 @@ struct Station: Sendable {
                                  apiError: unreadable.error, timestamp: timestamp)
         case .verdict(let scanID):
             guard let scan = open.removeValue(forKey: scanID), let verdict = scan.verdict else { return [] }
+            // A late verdict is news for the journal and the screens, not for the reader: the item in hand is another.
             var effects = recorded
-                ? [StationEffect.show(verdict)]
+                ? (verdict.deferredSeq == nil ? [StationEffect.show(verdict)] : [])
                 : refusal("the verdict was not journaled", of: scan.call)
-            if scan.holdsSlot { effects += freeSlot() }
+            if verdict.outcome == .deferred {
+                if recorded, let seq {
+                    deferrals.update(scanID) { $0.state = .deferred(seq: seq) }
+                } else {
+                    deferrals.remove(scanID)
+                    effects.append(.log(.error, "scan \(scanID) is not kept for later: its deferred verdict was not journaled"))
+                }
+            }
+            if recorded, scan.endsMark { effects.append(.presentingDone) }
+            if presenting == scanID { presenting = nil }
+            if scan.holdsSlot { effects += giveBackSlot(at: now, timestamp: timestamp) }
             return effects
         case .source, .readError:
             return []
         }
+    }
+
+    /// The next call waiting for a slot takes the one given back; a chip scan among them goes behind the deferred
+    /// ones, as a new tap would.
+    private mutating func giveBackSlot(at now: ContinuousClock.Instant, timestamp: () -> String) -> [StationEffect] {
+        var effects: [StationEffect] = []
+        while !waiting.isEmpty {
+            let next = waiting.removeFirst()
+            if case .chip = next.code, apiAway || !deferrals.isEmpty {
+                deferrals.add(DeferredQueue.Entry(call: next, state: .waiting, readAt: next.read.readAt,
+                                                  scanSeq: open[next.scanID]?.scanSeq))
+                if apiAway, open[next.scanID]?.scanSeq != nil {
+                    effects += recordDeferred(next, reason: nil, at: now, timestamp: timestamp)
+                }
+                continue
+            }
+            open[next.scanID]?.holdsSlot = true
+            return effects + [.startCall(next)]
+        }
+        callsInFlight -= 1
+        return effects
     }
 
     private func refusal(_ what: String, of call: StationCall) -> [StationEffect] {
@@ -188,12 +251,16 @@ struct Station: Sendable {
         let latency = (now - call.read.readAt).wholeMilliseconds
         switch (call.code, answer) {
         case (.chip, .verification(let result)):
+            if case .failure(let error) = result, let effects = deferAgain(scanID, SealTrustError.from(error), at: now, timestamp: timestamp) {
+                return effects
+            }
             let outcome = switch result {
             case .success(let verification): ScanOutcome.from(verification)
             case .failure(let error): ScanOutcome.from(error)
             }
-            return recordVerdict(VerdictEvent(chip: outcome, of: call, latencyMilliseconds: latency), apiError: outcome.error,
-                                 timestamp: timestamp)
+            var verdict = VerdictEvent(chip: outcome, of: call, latencyMilliseconds: latency)
+            if case .deferred(let seq)? = deferrals.remove(scanID)?.state { verdict.deferredSeq = seq }
+            return recordVerdict(verdict, apiError: outcome.error, timestamp: timestamp)
         case (.printedSerial, .passport(.success(let passport))), (.productReference, .passport(.success(let passport))):
             let ofModel = call.code.kind == .productReference
             return recordVerdict(VerdictEvent(passport: passport, ofModel: ofModel, of: call, latencyMilliseconds: latency),
@@ -217,14 +284,225 @@ struct Station: Sendable {
         if let product = ProductContext(verdict: verdict, code: open[verdict.scanID]?.call.code) {
             products.remember(product, ofScan: verdict.scanID)
         }
-        let isAPIError = verdict.outcome == .failure && apiError != nil
+        let isAPIError = (verdict.outcome == .failure || verdict.outcome == .deferred) && apiError != nil
+        let late = verdict.deferredSeq.map { " (late, for the deferred verdict \($0))" } ?? ""
+        // The scan kept room for its first verdict only: a late one is a line of its own.
+        let room: Journal.Room = verdict.deferredSeq == nil ? .use(bytes: Self.verdictRoomBytes(requestID: verdict.requestID)) : .none
         return [
             .log(isAPIError ? .warning : .info,
-                 "verdict \(verdict.scanID): \(verdict.logSummary(error: apiError)) in \(verdict.latencyMilliseconds) ms"),
-            .record(.verdict(verdict), requester: open[verdict.scanID]?.call.requester,
-                    room: .use(bytes: Self.verdictRoomBytes(requestID: verdict.requestID)), record: .verdict(scanID: verdict.scanID),
-                    thenCall: nil),
+                 "verdict \(verdict.scanID): \(verdict.logSummary(error: apiError)) in \(verdict.latencyMilliseconds) ms\(late)"),
+            .record(.verdict(verdict), requester: open[verdict.scanID]?.call.requester, room: room,
+                    record: .verdict(scanID: verdict.scanID), thenCall: nil),
         ]
+    }
+
+    // MARK: Deferred verification (on-api-outage = defer)
+
+    /// How often the API is checked while it is away, and how long a check may take: its return is noticed within 5 s.
+    static let checkInterval: Duration = .seconds(2)
+    static let checkTimeout: Duration = .seconds(3)
+
+    private var maxDeferredAge: Duration { .milliseconds(Int64((settings.options.deferMaxAgeHours * 3_600_000).rounded())) }
+
+    /// A chip call that failed with its request never written, under `defer` (or while scans are deferred, whatever a
+    /// reload said since: they keep their order): the scan is deferred, or stays deferred, and the API is away. Nil
+    /// when the failure is the scan's verdict. A deferred scan refused by the client's own limit (nothing sent)
+    /// waits out the limit the same way.
+    private mutating func deferAgain(_ scanID: String, _ failure: SealTrustError, at now: ContinuousClock.Instant,
+                                     timestamp: () -> String) -> [StationEffect]? {
+        guard settings.options.onAPIOutage == .defer || !deferrals.isEmpty, let scan = open[scanID] else { return nil }
+        let entry = deferrals.entry(scanID)
+        let retryAfter: Duration?
+        switch (failure, entry?.state) {
+        case (.tooManyCalls(let seconds), .deferred?): retryAfter = .seconds(seconds)
+        case _ where failure.requestNeverWritten: retryAfter = nil
+        default: return nil
+        }
+        var effects: [StationEffect] = []
+        if case .deferred? = entry?.state {
+            // Still deferred: no new verdict; the mark of its presentation ends, and its slot goes back.
+            open[scanID] = nil
+            presenting = nil
+            effects.append(.log(.notice, "scan \(scanID) stays deferred: \(failure)"))
+            effects.append(.presentingDone)
+            if scan.holdsSlot { effects += giveBackSlot(at: now, timestamp: timestamp) }
+        } else {
+            effects += recordDeferred(scan.call, reason: failure, at: now, timestamp: timestamp)
+        }
+        if let retryAfter {
+            effects.append(.log(.notice, "the client's limit for verifications is reached: the deferred scans wait \(retryAfter)"))
+        } else if !apiAway {
+            effects.append(.log(.warning, "the API cannot be reached (\(failure)): chip scans are deferred until it answers again"))
+        }
+        apiAway = true
+        effects += deferWaiting(at: now, timestamp: timestamp)
+        effects += startChecking(after: retryAfter ?? Self.checkInterval)
+        return effects
+    }
+
+    /// The oldest `scan` line a deferred scan needs until its late verdict is journaled: retention keeps it.
+    private var oldestScanNeeded: UInt64? {
+        let late = open.values.filter { $0.verdict?.deferredSeq != nil }.compactMap(\.scanSeq)
+        return (late + [deferrals.oldestScanSeq].compactMap { $0 }).min()
+    }
+
+    /// Journals `call`'s `deferred` verdict; the scan joins the queue, or keeps its place there.
+    private mutating func recordDeferred(_ call: StationCall, reason: SealTrustError?, at now: ContinuousClock.Instant,
+                                         timestamp: () -> String) -> [StationEffect] {
+        if deferrals.contains(call.scanID) {
+            deferrals.update(call.scanID) {
+                $0.state = .deferring
+                $0.reason = $0.reason ?? reason
+            }
+        } else {
+            deferrals.add(DeferredQueue.Entry(call: call, state: .deferring, readAt: call.read.readAt, reason: reason,
+                                              scanSeq: open[call.scanID]?.scanSeq))
+        }
+        let latency = (now - call.read.readAt).wholeMilliseconds
+        return recordVerdict(VerdictEvent(deferred: call, reason: reason, latencyMilliseconds: latency), apiError: reason,
+                             timestamp: timestamp)
+    }
+
+    /// The taps waiting their turn get `deferred` (the API went away again, or the daemon stops); not the one whose
+    /// call is out.
+    private mutating func deferWaiting(at now: ContinuousClock.Instant, timestamp: () -> String) -> [StationEffect] {
+        var effects: [StationEffect] = []
+        for entry in deferrals.waiting where entry.call.scanID != presenting && open[entry.call.scanID]?.verdict == nil {
+            effects += recordDeferred(entry.call, reason: nil, at: now, timestamp: timestamp)
+        }
+        return effects
+    }
+
+    private mutating func startChecking(after delay: Duration) -> [StationEffect] {
+        guard !checking else { return [] }
+        checking = true
+        return [.checkAPI(after: delay, timeout: Self.checkTimeout)]
+    }
+
+    /// A check's answer: nil, the API can be reached; the deferred scans are then verified (`advance`).
+    private mutating func apiChecked(_ problem: SealTrustError?, at now: ContinuousClock.Instant,
+                                     timestamp: () -> String) -> [StationEffect] {
+        checking = false
+        var effects = expireDeferred(at: now, timestamp: timestamp)
+        guard apiAway else { return effects }
+        if let problem, !deferrals.isEmpty, !stopping {
+            effects.append(.log(.debug, "the API still cannot be reached: \(problem)"))
+            return effects + startChecking(after: Self.checkInterval)
+        }
+        apiAway = false
+        if problem == nil {
+            effects.append(.log(.notice, "the API can be reached again: \(deferrals.deferredCount) deferred scan\(deferrals.deferredCount == 1 ? "" : "s") to verify, oldest first"))
+        }
+        return effects
+    }
+
+    /// Deferred scans older than `defer-max-age` end as a late `failure` that says so; never the one being presented.
+    private mutating func expireDeferred(at now: ContinuousClock.Instant, timestamp: () -> String) -> [StationEffect] {
+        var effects: [StationEffect] = []
+        let maxAge = maxDeferredAge
+        // Oldest first: the walk ends at the first scan young enough (the one out is passed over).
+        for entry in deferrals.prefix(while: { $0.call.scanID == presenting || now - $0.readAt > maxAge })
+        where entry.call.scanID != presenting {
+            guard case .deferred(let seq) = entry.state else { continue }
+            deferrals.remove(entry.call.scanID)
+            let hours = settings.options.deferMaxAgeHours
+            let detail = "deferred for more than \(hours == hours.rounded() ? String(Int(hours)) : String(hours)) h (defer-max-age) "
+                + "without reaching the API; its proof was never presented" + (entry.reason.map { " (first: \($0))" } ?? "")
+            effects += endLate(entry, deferredSeq: seq, detail: detail, cause: entry.reason?.cause ?? .connect, endsMark: false,
+                               at: now, timestamp: timestamp)
+        }
+        return effects
+    }
+
+    /// A late `failure` for a deferred scan that will not reach the API.
+    private mutating func endLate(_ entry: DeferredQueue.Entry, deferredSeq: UInt64, detail: String, cause: TransportFailure.Cause,
+                                  endsMark: Bool, at now: ContinuousClock.Instant, timestamp: () -> String) -> [StationEffect] {
+        let failure = SealTrustError.transport(TransportFailure(cause, detail))
+        var verdict = VerdictEvent(chip: ScanOutcome.from(failure), of: entry.call,
+                                   latencyMilliseconds: (now - entry.readAt).wholeMilliseconds)
+        verdict.deferredSeq = deferredSeq
+        open[entry.call.scanID] = OpenScan(call: entry.call, endsMark: endsMark, scanSeq: entry.scanSeq)
+        return recordVerdict(verdict, apiError: failure, timestamp: timestamp)
+    }
+
+    /// With the API present, the queue's head goes to it, one scan at a time, once no other call is out: a deferred
+    /// scan after the mark that says its proof is being presented, a tap that waited its turn as an ordinary call.
+    private mutating func advance(at now: ContinuousClock.Instant, timestamp: () -> String) -> [StationEffect] {
+        guard !apiAway, presenting == nil, !deferrals.isEmpty else { return [] }
+        var effects = expireDeferred(at: now, timestamp: timestamp)
+        // A chip call still out (from before the outage) may yet be deferred, ahead of the head: it goes first.
+        let chipCallOut = open.values.contains { scan in
+            guard case .chip = scan.call.code else { return false }
+            return scan.holdsSlot
+        }
+        guard !stopping, !chipCallOut, callsInFlight < Self.callsInFlightLimit, let head = deferrals.head else { return effects }
+        let scanID = head.call.scanID
+        switch head.state {
+        case .deferring:
+            return effects
+        case .waiting:
+            // A chip URL is spent only for a scan the station recorded: until then the head waits.
+            guard open[scanID]?.scanSeq != nil else { return effects }
+            open[scanID]?.holdsSlot = true
+            effects.append(.startCall(head.call))
+        case .deferred(let seq):
+            open[scanID] = OpenScan(call: head.call, holdsSlot: true, endsMark: true, scanSeq: head.scanSeq)
+            effects.append(.log(.info, "scan \(scanID): its deferred proof goes to the API (deferred verdict \(seq))"))
+            effects.append(.present(head.call, deferredSeq: seq))
+        }
+        presenting = scanID
+        callsInFlight += 1
+        return effects
+    }
+
+    /// Counts the scans the journal holds as deferred before the first client can ask `status`; `recover` then does
+    /// what they need.
+    mutating func preload(_ scans: [RecoveredDeferral]) {
+        for scan in scans where !scan.interrupted && !scan.proofLost {
+            let kept = entry(recovering: scan)
+            if case .chip = kept.call.code { deferrals.add(kept) }
+        }
+        if !deferrals.isEmpty { apiAway = true }
+    }
+
+    private func entry(recovering scan: RecoveredDeferral) -> DeferredQueue.Entry {
+        let code = ScannedCode(raw: scan.read.raw, extraHosts: settings.options.extraHosts)
+        let call = StationCall(scanID: scan.scanID, code: code, read: scan.read, requestID: scan.requestID, requester: nil,
+                               settings: settings)
+        return DeferredQueue.Entry(call: call, state: .deferred(seq: scan.deferredSeq), readAt: scan.read.readAt, scanSeq: scan.scanSeq)
+    }
+
+    /// The scans the journal holds as deferred at start, oldest first (`interrupted`: its proof was being presented
+    /// when the daemon stopped, and is never sent again). The API is checked at once.
+    private mutating func recover(_ scans: [RecoveredDeferral], at now: ContinuousClock.Instant,
+                                  timestamp: () -> String) -> [StationEffect] {
+        var effects: [StationEffect] = []
+        for scan in scans {
+            let kept = entry(recovering: scan)
+            if scan.proofLost {
+                effects += endLate(kept, deferredSeq: scan.deferredSeq,
+                                   detail: "its scan's line, which held its proof, is no longer in the journal; it was not presented",
+                                   cause: .connect, endsMark: scan.interrupted, at: now, timestamp: timestamp)
+            } else if scan.interrupted {
+                effects += endLate(kept, deferredSeq: scan.deferredSeq,
+                                   detail: "the daemon stopped while its proof was being presented; it is not sent again",
+                                   cause: .reset, endsMark: true, at: now, timestamp: timestamp)
+            } else if case .chip = kept.call.code {
+                if !deferrals.contains(scan.scanID) { deferrals.add(kept) }
+            } else {
+                // The configuration changed since (a host no longer named): it is no chip link this station verifies.
+                effects += endLate(kept, deferredSeq: scan.deferredSeq,
+                                   detail: "not a chip link this station verifies under its configuration now; it was not presented",
+                                   cause: .connect, endsMark: false, at: now, timestamp: timestamp)
+            }
+        }
+        // Said at each start, even with nothing deferred: the last run's floor is the journal's until then.
+        journalFloor = oldestScanNeeded
+        effects.append(.keepJournal(from: journalFloor))
+        guard !deferrals.isEmpty else { return effects }
+        effects.append(.log(.notice, "\(deferrals.deferredCount) deferred scan\(deferrals.deferredCount == 1 ? "" : "s") kept from the last run"))
+        apiAway = true
+        return effects + startChecking(after: .zero)
     }
 
     // MARK: Passports
@@ -360,6 +638,9 @@ struct Station: Sendable {
             ("lang", .string(settings.options.language.rawValue)), ("uptime_s", .int(uptime.components.seconds)), ("sources", sources.statusJSON), ("counters", counters.json),
         ]
         if let lastAPIError = counters.lastAPIErrorJSON { fields.append(("last_api_error", lastAPIError)) }
+        var deferred: [(String, JSON)] = [("count", .int(Int64(deferrals.deferredCount)))]
+        if let oldest = deferrals.oldestDeferred { deferred.append(("oldest_age_s", .int((now - oldest.readAt).components.seconds))) }
+        fields.append(("deferred", .object(deferred)))
         fields.append(("lanes", .array(settings.options.lanes.map { lane in
             .object([("name", .string(lane.name)), ("sources", .array(lane.sources.map(JSON.string))),
                      ("counters", (laneCounters[lane.name] ?? StationCounters()).json)])
@@ -389,6 +670,7 @@ struct Station: Sendable {
             line += "\(ready) of \(scanners.count) scanner\(scanners.count == 1 ? "" : "s") ready, "
         }
         line += "\(counters.scans) scan\(counters.scans == 1 ? "" : "s")"
+        if !deferrals.isEmpty { line += ", \(deferrals.deferredCount) deferred" }
         if let lastError = counters.lastAPIError { line += ", last API error: \(lastError)" }
         if journalRefuses { line += ", CANNOT RECORD: the journal refuses writes" }
         // The API's detail and a device's name come from outside: a line end in them would start another assignment

@@ -9,6 +9,8 @@ public protocol StationAPI: Sendable {
     /// Sends the chip URL once, exactly as scanned; never retried.
     func verifyScan(_ proof: ChipProof, latitude: Double?, longitude: Double?,
                     answeredOnThisThread answered: (Result<ScanVerification, any Error>) -> Void)
+    /// Whether the API can be reached, presenting nothing (a connection opens); nil when it can. Blocks up to `timeout`.
+    func reachable(within timeout: Duration) -> SealTrustError?
     /// `purpose`: a printed code's verdict, or a product read, which leaves the verdicts their share of the API's limit.
     func passport(identifier: String, tier: AccessTier, for purpose: CallPurpose, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void)
     func referencePassport(gtin: String, for purpose: CallPurpose, answeredOnThisThread answered: (Result<Passport, any Error>) -> Void)

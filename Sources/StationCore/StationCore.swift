@@ -62,6 +62,9 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     private let makeAPI: @Sendable (SealTrustConfiguration) -> any StationAPI
     private let clock: DaemonClock
     private let onStatusChange: @Sendable (String) -> Void
+    private let presentingMark: PresentingMark
+    /// The scans the journal held as deferred at start, fed to the station once `run` begins.
+    private let recovered: [RecoveredDeferral]
 
     /// `sourceErrorLogInterval` and `clock`: a source's errors, and a handheld scanner's read errors, are logged at
     /// most once in that interval by the clock's monotonic time, which also times each verdict's latency, the uptime
@@ -83,9 +86,17 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
             if let problem { logger.warning("\(problem): every API call fails until it is mended and the daemon reloaded") }
             return bundle
         }
-        runtime = Mutex(Runtime(
-            station: Station(options: options, startedAt: clock.monotonic(), sourceErrorLogInterval: sourceErrorLogInterval),
-            api: makeAPI(Self.configuration(for: options, caBundle: caBundle, tokens: tokens))))
+        presentingMark = PresentingMark(journalDirectory: journal.directory)
+        var station = Station(options: options, startedAt: clock.monotonic(), sourceErrorLogInterval: sourceErrorLogInterval)
+        do {
+            recovered = try RecoveredDeferral.read(journal, presenting: presentingMark.load(),
+                                                   nowMilliseconds: Int64(clock.wall().seconds * 1000), now: clock.monotonic())
+        } catch {
+            logger.error("the journal could not be read for the scans deferred in the last run: \(error)")
+            recovered = []
+        }
+        station.preload(recovered)
+        runtime = Mutex(Runtime(station: station, api: makeAPI(Self.configuration(for: options, caBundle: caBundle, tokens: tokens))))
     }
 
     /// The API client's configuration for `options`, with the CA bundle read at start or on SIGHUP.
@@ -150,7 +161,8 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
             }
             if let call { callThreads.run { [self] in self.call(call) } }
             let recorded = log.commit(written, of: event, requester: requester, startedCall: call != nil)
-            return .recorded(record, recorded: recorded, journalRefuses: log.refusal != nil)
+            return .recorded(record, recorded: recorded, journalRefuses: log.refusal != nil,
+                             seq: recorded ? written.event.seq : nil)
         case .startCall(let call):
             callThreads.run { [self] in self.call(call) }
         case .show(let verdict):
@@ -164,7 +176,33 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
             break
         case .stopped:
             stopped.send(())
+        case .checkAPI(let delay, let timeout):
+            callThreads.run { [self] in
+                OSThread.pause(for: delay)
+                let api = runtime.withLock { $0.api }
+                feed(.apiChecked(api.reachable(within: timeout)), drainOn: .caller)
+            }
+        case .present(let call, let deferredSeq):
+            return present(call, deferredSeq: deferredSeq)
+        case .presentingDone:
+            presentingMark.clear()
+        case .keepJournal(let seq):
+            log.keep(from: seq)
         }
+        return nil
+    }
+
+    /// A deferred scan's call, once the mark says durably that its proof is being presented; without the mark, no call,
+    /// and the station hears that the proof did not go.
+    private func present(_ call: StationCall, deferredSeq: UInt64) -> StationInput? {
+        do throws(Errno) {
+            try presentingMark.save(deferredSeq)
+        } catch {
+            let failure = TransportFailure(.connect, "the mark of a proof being presented could not be written (\(presentingMark.path): \(error))",
+                                           requestWritten: false)
+            return .answered(scanID: call.scanID, .verification(.failure(SealTrustError.transport(failure))))
+        }
+        callThreads.run { [self] in self.call(call) }
         return nil
     }
 
@@ -223,6 +261,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 
     /// Returns once stopped and every scan taken has its verdict.
     public func run() async {
+        feed(.recovered(recovered), drainOn: .ownThread)
         for await _ in stopped.elements { return }
     }
 

@@ -25,7 +25,8 @@ struct StationCounters: Sendable {
     /// `apiError`: the API's error behind the verdict; `timestamp`: when the verdict came, as RFC 3339 text.
     mutating func count(_ verdict: VerdictEvent, apiError: SealTrustError?, at timestamp: () -> String) {
         verdicts[verdict.outcome, default: 0] += 1
-        if verdict.outcome == .failure, apiError != nil {
+        // A `deferred` verdict is an API error too: the call found the API unreachable.
+        if verdict.outcome == .failure || verdict.outcome == .deferred, apiError != nil {
             apiErrors += 1
             lastAPIError = verdict.logSummary(error: apiError)
             var fields: [(String, JSON)] = [("at", .string(timestamp()))]

@@ -24,6 +24,16 @@ enum StationEffect: Sendable {
     /// A reload applied `options`: later calls go through a client made for them. `needsRestart` names the keys that
     /// differ from the running value and keep it.
     case reloaded(DaemonOptions, needsRestart: [String])
+    /// After `after`, checks whether the API can be reached, presenting no proof, within `timeout`; feeds back
+    /// `.apiChecked`.
+    case checkAPI(after: Duration, timeout: Duration)
+    /// Makes durable that the proof of the deferred scan whose `deferred` verdict is `deferredSeq` is being presented,
+    /// then makes its call as `startCall` does (if the mark cannot be made, the call is not made: `.answered` says so).
+    case present(StationCall, deferredSeq: UInt64)
+    /// No proof is being presented any more: the mark goes.
+    case presentingDone
+    /// Retention keeps the journal from the segment holding `from` (the oldest deferred scan's line); nil: no floor.
+    case keepJournal(from: UInt64?)
     /// Stopping, and every scan taken has its verdict.
     case stopped
 }

@@ -8,8 +8,8 @@ import VerdictSocket
 enum StationInput: Sendable {
     /// A string read, or given by a client's `verify`; `scanID` is the new scan's.
     case scanned(ScanRead, scanID: String, requestID: JSON?, requester: ClientID?)
-    /// The journal recorded (and published) an event of `record`, or refused it.
-    case recorded(StationRecord, recorded: Bool, journalRefuses: Bool)
+    /// The journal recorded (and published) an event of `record` (at `seq`), or refused it.
+    case recorded(StationRecord, recorded: Bool, journalRefuses: Bool, seq: UInt64? = nil)
     /// The API answered a scan's call.
     case answered(scanID: String, StationAnswer)
     case sourceChanged(SourceEvent, replacing: String?)
@@ -18,6 +18,10 @@ enum StationInput: Sendable {
     case note(String)
     /// SIGHUP's options; the CA bundle they name was found usable.
     case reload(DaemonOptions)
+    /// A `checkAPI`'s answer: nil when the API could be reached.
+    case apiChecked(SealTrustError?)
+    /// The scans the journal holds as deferred, at start, oldest first.
+    case recovered([RecoveredDeferral])
     /// Take no more scans; say `stopped` once every scan taken has its verdict.
     case stop
 }

@@ -1,11 +1,12 @@
 import DaemonConfiguration
 import SealTrustKit
 
-/// What SIGHUP may change without a restart, as the station's rules read it.
-struct StationSettings: Sendable {
-    var options: DaemonOptions
-    var texts: ScreenTexts
-    var messages: StationMessages
+/// What SIGHUP may change without a restart, as the station's rules read it. A class: every scan's call holds the
+/// settings it was taken under, and a day's deferred scans would otherwise each hold a copy of over a kilobyte.
+final class StationSettings: Sendable {
+    let options: DaemonOptions
+    let texts: ScreenTexts
+    let messages: StationMessages
     /// Each source's lane, by the id events give it; a lane is set at start (a reload keeps the running ones).
     let laneBySource: [String: String]
 

@@ -52,6 +52,13 @@ extension VerdictEvent {
         if outcome == .failure, Self.refusesCredentials(failure) { message = call.settings.messages.credentialsRefused }
     }
 
+    /// A chip read kept for the API's return (`on-api-outage = defer`); `reason`: what kept it from the API, when a
+    /// call found it.
+    init(deferred call: StationCall, reason: SealTrustError?, latencyMilliseconds: Int64) {
+        self.init(call, outcome: .deferred, latencyMilliseconds: latencyMilliseconds)
+        error = reason.flatMap(APIErrorReport.init)
+    }
+
     /// Something that is not a SealTrust code: answered without a call.
     init(foreignOf call: StationCall, latencyMilliseconds: Int64) {
         self.init(call, outcome: .notSealTrust, latencyMilliseconds: latencyMilliseconds)

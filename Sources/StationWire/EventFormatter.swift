@@ -61,6 +61,8 @@ public struct EventFormatter {
         let source = text(message["source"]) ?? scanID.flatMap { sourceOfScan.removeValue(forKey: $0) }
         let product = [text(message["product_name"]), text(message["brand"])].compactMap { $0 }
         var parts: [String?] = [source, text(message["outcome"]) ?? "?"]
+        // The answer to a scan deferred through an outage: the operator sees which `deferred` it ends.
+        if message["late"] == .bool(true) { parts.append("late, for \(text(message["deferred_seq"]).map { "#\($0)" } ?? "a deferred verdict")") }
         parts.append(product.isEmpty ? text(message["identifier"]) : product.joined(separator: " — "))
         if let seal = message["seal"], let status = text(seal["status"]) {
             let policy = text(seal["policy"]).map { $0 == "inform" ? "" : " (\($0))" } ?? ""

@@ -15,4 +15,7 @@ public enum Outcome: String, Sendable, Hashable, CaseIterable {
     case notFound = "not_found"
     // Anything else.
     case notSealTrust = "not_sealtrust"
+    /// A chip read while the API could not be reached, its request never written (`on-api-outage = defer`): recorded,
+    /// and verified once the API answers; a late verdict follows. Neither good nor bad news about the product.
+    case deferred
 }

@@ -11,6 +11,7 @@ public enum SentenceID: String, Sendable, Hashable, CaseIterable {
     case unreadableLink = "unreadable_link"
     case tooManyCalls = "too_many_calls"
     case failure
+    case deferred
     case sealIntact = "seal_intact"
     case sealOpened = "seal_opened"
     case sealOpenedDegraded = "seal_opened_degraded"
@@ -70,6 +71,7 @@ public enum SentenceID: String, Sendable, Hashable, CaseIterable {
     case kioskCertificateCode = "kiosk.certificate_code"
     case kioskAboutNamedItem = "kiosk.about_named_item"
     case kioskHistoryLabel = "kiosk.history_label"
+    case kioskLate = "kiosk.late"
     case kioskPartProof = "kiosk.part_proof"
     case kioskPartCertificate = "kiosk.part_certificate"
     case kioskPartHistory = "kiosk.part_history"

@@ -1,6 +1,7 @@
 import JSONCore
 
-/// The answer for one scan: exactly one per `scan`, with the same `scan_id`.
+/// The answer for one scan: exactly one per `scan`, with the same `scan_id`; a `deferred` scan has two, the second
+/// `late`.
 public struct VerdictEvent: Sendable, Hashable {
     /// The seal as the brand wants it shown.
     public struct Seal: Sendable, Hashable {
@@ -47,6 +48,8 @@ public struct VerdictEvent: Sendable, Hashable {
     public var requestID: JSON?
     /// From the read to the verdict.
     public var latencyMilliseconds: Int64
+    /// The seq of this scan's `deferred` verdict, on the late verdict that answers it (`"late":true`); nil otherwise.
+    public var deferredSeq: UInt64?
 
     public init(scanID: String, source: String, medium: Medium, outcome: Outcome, message: String,
                 latencyMilliseconds: Int64 = 0) {
@@ -84,6 +87,7 @@ public struct VerdictEvent: Sendable, Hashable {
         fields.append(("message", .string(message)))
         if let requestID { fields.append(("request_id", requestID)) }
         fields.append(("latency_ms", .int(latencyMilliseconds)))
+        if let deferredSeq { fields += [("late", .bool(true)), ("deferred_seq", .int(Int64(deferredSeq)))] }
         return fields
     }
 }

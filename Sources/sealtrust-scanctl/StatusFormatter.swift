@@ -19,12 +19,16 @@ enum StatusFormatter {
         if let counters = status["counters"]?.objectValue {
             for (name, value) in counters { fact(name.replacingUnderscores, plain(value)) }
         }
+        if let deferred = status["deferred"], let count = deferred["count"]?.integerValue {
+            let oldest = deferred["oldest_age_s"]?.integerValue.map { ", the oldest \(duration($0)) ago" } ?? ""
+            fact("deferred", "\(count) waiting for the API\(oldest)")
+        }
         fact("last api error", status["last_api_error"].map(plain))
         fact("token", status["token"]?.stringValue)
         fact("clients", status["clients"]?.integerValue.map { String($0) })
         fact("last seq", status["last_seq"]?.integerValue.map { String($0) })
         let known: Set<String> = [
-            "type", "id", "version", "station", "lang", "uptime_s", "sources", "counters", "last_api_error", "token", "clients", "last_seq",
+            "type", "id", "version", "station", "lang", "uptime_s", "sources", "counters", "deferred", "last_api_error", "token", "clients", "last_seq",
         ]
         for (key, value) in status.objectValue ?? [] where !known.contains(key) {
             fact(key.replacingUnderscores, plain(value))

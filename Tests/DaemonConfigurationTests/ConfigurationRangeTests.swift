@@ -23,6 +23,8 @@ import Testing
         ("--journal-max-bytes", "9223372036854775807", "expected a whole number from 1048576 to 1099511627776"),
         ("--journal-max-age", "1e300", "expected days from 0.001 to 36500"),
         ("--latitude", "nan", "expected degrees from -90 to 90"),
+        ("--defer-max-age", "721", "expected hours from 0.001 to 720"),
+        ("--defer-max-age", "0", "expected hours from 0.001 to 720"),
     ])
     func aNumberOutsideItsRangeIsRefusedWithTheRange(flag: String, value: String, reason: String) {
         let extra = flag == "--latitude" ? ["--longitude", "4.8"] : []
@@ -34,6 +36,15 @@ import Testing
                                  "--client-queue", "65536", "--journal-max-bytes", "1048576", "--journal-max-age", "36500"])
         #expect(edges.rescanAfter == 3600 && edges.apiTimeout == 300 && edges.maxClients == 65536)
         #expect(edges.clientQueueBytes == 65536 && edges.journalMaxBytes == 1_048_576 && edges.journalMaxAgeDays == 36500)
+    }
+
+    /// A kiosk's buyer is told `failure` at once unless the station says `defer`.
+    @Test func anAPIOutageFailsByDefaultAndDefersWhenSaid() throws {
+        #expect(try options([]).onAPIOutage == .fail)
+        #expect(try options([]).deferMaxAgeHours == 24)
+        let deferring = try options(["--on-api-outage", "defer", "--defer-max-age", "720"])
+        #expect(deferring.onAPIOutage == .defer && deferring.deferMaxAgeHours == 720)
+        #expect(problem(["--on-api-outage", "retry"]) == "--on-api-outage: bad value 'retry' for 'on-api-outage': expected fail or defer")
     }
 
     @Test func anEmptyConfigurationFileSuchAsDevNullIsAccepted() throws {

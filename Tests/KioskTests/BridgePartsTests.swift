@@ -36,6 +36,17 @@ struct BridgePartsTests {
         #expect(odd == "id: 8\nevent: message\ndata: {}\n\n")
     }
 
+    /// The latency histogram says how fast the station answers: a late verdict's latency is the outage it waited
+    /// through, and is left out; its `deferred` verdict is counted.
+    @Test func aLateVerdictsLatencyIsNotInTheHistogram() throws {
+        let station = StationState(version: "test")
+        station.record(event: try JSON.parse(#"{"type":"verdict","seq":2,"outcome":"deferred","latency_ms":40}"#))
+        station.record(event: try JSON.parse(#"{"type":"verdict","seq":3,"outcome":"authentic","latency_ms":600000,"late":true,"deferred_seq":2}"#))
+        let metrics = station.metrics()
+        #expect(metrics.contains("sealtrust_verdict_latency_seconds_count 1"), "\(metrics)")
+        #expect(metrics.contains("sealtrust_verdict_latency_seconds_bucket{le=\"+Inf\"} 1"), "\(metrics)")
+    }
+
     @Test func aHostIsTheListenAddressLocalhostOrAnAllowedName() {
         let loopback = AllowedHosts(listen: ListenAddress("127.0.0.1:8080")!, extra: ["kiosk.example"])
         for host in ["127.0.0.1", "127.0.0.1:8080", "localhost:9", "Kiosk.Example", "kiosk.example:8080"] {

@@ -129,6 +129,58 @@ struct BuyerTruthTests {
         #expect(!(try await page.productPanel()).shown)
     }
 
+    /// A chip read through an API outage under `--on-api-outage defer`: `deferred` is a calm screen (never the good
+    /// one, never an alert or "cannot check"); once the API is back, its late verdict shows, marked as an earlier
+    /// scan's, and without the product panel: the item is no longer in hand. A late verdict never replaces a live
+    /// answer to a newer scan.
+    @Test func aDeferredScanIsCalmAndItsLateVerdictIsMarkedAsAnEarlierScans() async throws {
+        let rig = try StationRig(hold: 60, daemonArguments: ["--on-api-outage", "defer"])
+        let page = try await rig.idlePage()
+        let station = try await rig.connect()
+        defer { station.close() }
+        rig.stopAPI()
+        let (_, deferred) = try await verify(try mintChipURL("authentic", counter: 90), on: station, id: "deferred")
+        #expect(deferred["outcome"] == "deferred")
+        var screen = try await page.waitForSeq(try #require(deferred["seq"]?.integerValue))
+        try await page.screenshot(to: testOutputDirectory() + "/en-truth-deferred.png")
+        #expect(screen.outcome == "deferred" && screen.tone == "neutral", "\(screen)")
+        #expect(screen.background != Self.good && screen.background != Self.alert, "\(screen)")
+        #expect(screen.message == "Recorded; it will be checked as soon as the service is back.")
+
+        try rig.startAPIAgain()
+        var late: JSON?
+        while late == nil, let message = await station.next() {
+            if message.type == .event(.verdict), message.json["late"] == .bool(true) { late = message.json }
+        }
+        let lateVerdict = try #require(late)
+        #expect(lateVerdict["outcome"] == "authentic" && lateVerdict["deferred_seq"] == deferred["seq"])
+        screen = try await page.waitForSeq(try #require(lateVerdict["seq"]?.integerValue))
+        try await page.screenshot(to: testOutputDirectory() + "/en-truth-late-authentic.png")
+        #expect(screen.outcome == "authentic" && screen.late == "true", "\(screen)")
+        #expect(screen.hint == "Checked now: a scan recorded earlier, while the service was away.", "\(screen)")
+        #expect(!(try await page.productPanel()).shown, "no product panel for an item no longer in hand")
+
+        // A newer scan's live answer stays when another deferred scan's late verdict comes: the deferred proof is held
+        // in the API while a printed code (never deferred, never waiting behind the chips) is answered live.
+        rig.stopAPI()
+        let (_, second) = try await verify(try mintChipURL("authentic", counter: 91), on: station, id: "second")
+        #expect(second["outcome"] == "deferred")
+        try rig.startAPIAgain(faults: [#"{"path":"/scans/verify","hold":true,"count":1}"#])
+        while try await rig.api.requests().isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        let (_, printed) = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "printed")
+        #expect(printed["outcome"] == "identified")
+        _ = try await page.waitForSeq(try #require(printed["seq"]?.integerValue))
+        try await rig.api.release()
+        late = nil
+        while late == nil, let message = await station.next() {
+            if message.type == .event(.verdict), message.json["late"] == .bool(true) { late = message.json }
+        }
+        let secondLate = try #require(late)
+        #expect(secondLate["scan_id"] == second["scan_id"] && secondLate["outcome"] == "authentic")
+        screen = try await page.waitFor("v.dataset.received === '\(try #require(secondLate["seq"]?.integerValue))'")
+        #expect(screen.outcome == "identified" && screen.late == "false", "the live answer stays: \(screen)")
+    }
+
     /// 12. After the bridge restarts, a page resumes with `Last-Event-ID`: a verdict older than the hold is history,
     /// and the screen does not show it as fresh.
     @Test func aPageResumingAfterARestartShowsNoOldVerdict() async throws {

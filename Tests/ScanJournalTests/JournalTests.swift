@@ -168,6 +168,34 @@ import Testing
         #expect(reopened.lastSeq == 400)
     }
 
+    /// A scan deferred through an API outage holds the only copy of its proof: retention keeps its segment, past the
+    /// size and age bounds, across a restart too (whose retention runs before the daemon could say it again), until
+    /// the floor is lifted.
+    @Test func retentionKeepsTheSegmentsFromTheFloorUntilItIsLifted() throws {
+        let directory = try ScratchDirectory("scanjournal-test")
+        let path = directory.path + "/journal"
+        let payload = String(repeating: "p", count: 100)
+        do {
+            let journal = try Journal(path: path, maxBytes: 8_192, segmentBytes: 2_048)
+            _ = try journal.append(type: "scan", fields: [("raw", "the deferred proof")])
+            journal.keep(from: 1)
+            for _ in 0..<200 { _ = try journal.append(type: "scan", fields: [("raw", .string(payload))]) }
+            #expect(journal.oldestAvailableSeq == 1, "kept past maxBytes")
+            journal.close()
+        }
+        let twoHoursAgo = Date().addingTimeInterval(-7_200)
+        for name in directory.segments(path).dropLast() {
+            try FileManager.default.setAttributes([.modificationDate: twoHoursAgo], ofItemAtPath: path + "/" + name)
+        }
+        let reopened = try Journal(path: path, maxBytes: 8_192, maxAge: 3_600, segmentBytes: 2_048)
+        #expect(reopened.oldestAvailableSeq == 1, "kept past maxAge, at the start's retention")
+        #expect(try reopened.events(after: 0).first?.line.contains("the deferred proof") == true)
+        reopened.keep(from: nil)
+        _ = try reopened.append(type: "scan", fields: [("raw", .string(payload))])
+        #expect(reopened.oldestAvailableSeq > 1, "lifted: the next append's retention drops what it may")
+        #expect(!FileManager.default.fileExists(atPath: path + "/kept-from"))
+    }
+
     @Test func retentionByAgeDropsSegmentsWhoseNewestEventIsTooOld() throws {
         let directory = try ScratchDirectory("scanjournal-test")
         let path = directory.path + "/journal"

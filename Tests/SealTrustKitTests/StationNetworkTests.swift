@@ -41,6 +41,7 @@ struct StationNetworkTests {
             #expect(result.error?.cause == .tls)
             #expect(result.error?.detailText?.hasPrefix(detail) == true, "\(String(describing: result.error?.detailText))")
             #expect(try await sandbox.requests().isEmpty)
+            #expect(result.error?.requestNeverWritten == true, "a handshake that failed sent no proof: it may go later")
             #expect(client.lastFailure?.error == result.error)
         }
     }
@@ -78,6 +79,7 @@ struct StationNetworkTests {
             #expect(result.error?.cause == .proxy)
             #expect(result.error?.detailText?.contains("HTTP 403") == true, "\(String(describing: result.error?.detailText))")
             #expect(try await sandbox.requests().isEmpty)
+            #expect(result.error?.requestNeverWritten == true)
         }
     }
 
@@ -99,6 +101,7 @@ struct StationNetworkTests {
         let result = await outcome(client, url: sampleChipURL)
         #expect(result.error?.cause == .dns)
         #expect(result.error?.detailText == "could not resolve api.sealtrust.invalid")
+        #expect(result.error?.requestNeverWritten == true)
     }
 
     @Test func refusedConnectionIsAConnectFailure() async throws {
@@ -108,6 +111,24 @@ struct StationNetworkTests {
         let result = await outcome(networkClient(port: port), url: sampleChipURL)
         #expect(result.error?.cause == .connect)
         #expect(result.error?.detailText == "could not connect to 127.0.0.1:\(port) (connection refused)")
+        #expect(result.error?.requestNeverWritten == true)
+    }
+
+    /// Whether the API can be reached, spending nothing: a connection opens and no request goes (the sandbox records
+    /// none); refused, it says so, as a failure nothing was written for. The connection it opened serves the next call.
+    @Test func reachableOpensAConnectionAndSendsNothing() async throws {
+        try await withSandbox { sandbox in
+            let client = makeClient(sandbox)
+            #expect(client.reachable(within: .seconds(3)) == nil)
+            #expect(try await sandbox.requests().isEmpty, "no request, no proof spent")
+            let result = await outcome(client, url: try await sandbox.tap(chip: "spare-a"))
+            #expect(result.verdict == .authentic)
+        }
+        let server = try await startNetLab(["proxy"])
+        let port = server.port
+        server.stop()
+        let refused = networkClient(port: port).reachable(within: .seconds(3))
+        #expect(refused?.cause == .connect && refused?.requestNeverWritten == true, "\(String(describing: refused))")
     }
 
     @Test func slowAnswerIsATimeoutFailure() async throws {
@@ -116,6 +137,7 @@ struct StationNetworkTests {
             let result = await outcome(makeClient(sandbox, timeout: 1), url: try await sandbox.tap(chip: "spare-a"))
             #expect(result.error?.cause == .timeout)
             #expect(result.error?.detailText == "no answer from the API within 1 s")
+            #expect(result.error?.requestNeverWritten == false, "a request that went may have been read: never sent again")
         }
     }
 }

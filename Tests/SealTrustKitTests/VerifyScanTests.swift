@@ -308,6 +308,7 @@ struct VerifyScanTests {
             let result = await outcome(makeClient(sandbox), url: try await sandbox.tap(chip: "spare-a"))
             #expect(result.verdict == .failure)
             #expect(result.error?.kind == "transport")
+            #expect(result.error?.requestNeverWritten == false, "the request went before the connection dropped")
             let recorded = try await sandbox.requests()
             #expect(recorded.count == 1)
         }

@@ -27,6 +27,7 @@ final class StandInAPI: StationAPI {
         var replies: [String: Reply] = [:]
         var sent: [String] = []
         var holding = false
+        var unreachable: SealTrustError?
     }
 
     init() {
@@ -62,6 +63,15 @@ final class StandInAPI: StationAPI {
         sentContinuation.yield(key)
         if holding { releases.wait() }
         return reply
+    }
+
+    /// What `reachable` answers: nil, the API can be reached.
+    func setReachability(_ problem: SealTrustError?) {
+        state.withLock { $0.unreachable = problem }
+    }
+
+    func reachable(within timeout: Duration) -> SealTrustError? {
+        state.withLock { $0.unreachable }
     }
 
     func verifyScan(_ proof: ChipProof, latitude: Double?, longitude: Double?,

@@ -39,6 +39,10 @@ struct StationRulesTests {
         case .statusLine(let line): "status: \(line)"
         case .reloaded(_, let needsRestart): "reloaded, restart for \(needsRestart)"
         case .stopped: "stopped"
+        case .checkAPI(let delay, _): "check API after \(delay)"
+        case .present(let call, let seq): "present \(call.scanID) deferred at \(seq)"
+        case .presentingDone: "presenting done"
+        case .keepJournal(let seq): "keep journal from \(seq.map { String($0) } ?? "none")"
         }
     }
 

@@ -28,6 +28,21 @@ import Testing
         #expect(line.contains("\"Authentic.\""))
     }
 
+    /// A late verdict says which `deferred` verdict it ends; the `deferred` one reads as what it is.
+    @Test func aLateVerdictNamesTheDeferredVerdictItEnds() throws {
+        var formatter = EventFormatter()
+        var verdict = VerdictEvent(scanID: "s1", source: "nfc:R", medium: .nfc, outcome: .deferred, message: "Recorded.")
+        let deferredLine = formatter.line(for: .object([("type", "verdict"), ("seq", 2), ("at", "x")] + verdict.fields))
+        let deferred = try #require(deferredLine)
+        #expect(deferred.contains("#2 verdict nfc:R  deferred  \"Recorded.\""), "\(deferred)")
+        verdict.outcome = .authentic
+        verdict.deferredSeq = 2
+        #expect(verdict.fields.suffix(2).map(\.0) == ["late", "deferred_seq"])
+        let lateLine = formatter.line(for: .object([("type", "verdict"), ("seq", 9), ("at", "x")] + verdict.fields))
+        let late = try #require(lateLine)
+        #expect(late.contains("#9 verdict nfc:R  authentic  late, for #2"), "\(late)")
+    }
+
     /// Found by fuzz/event-formatter: a whole number past Int64 trapped in the conversion that drops ".0".
     @Test func aNumberBeyondInt64IsPrintedNotATrap() throws {
         var formatter = EventFormatter()

@@ -76,7 +76,7 @@ import Testing
     @Test func everyStatusCounterOutcomeIsAProtocolWord() {
         #expect(Outcome.allCases.map(\.rawValue) == [
             "authentic", "replay", "invalid_signature", "minting_in_progress", "never_registered", "unreadable_link",
-            "too_many_calls", "failure", "identified", "not_found", "not_sealtrust",
+            "too_many_calls", "failure", "identified", "not_found", "not_sealtrust", "deferred",
         ])
     }
 

@@ -65,12 +65,15 @@ public final class SandboxAPI: Sendable {
     }
 
     /// Starts a sandbox and returns once it accepts connections. `window`: rate-limit window in seconds (60 when nil).
-    public static func start(window: Double? = nil, startTimeout: Int64 = 15) throws -> SandboxAPI {
+    /// `port`: 0 picks a free one; a former sandbox's port brings "the API" back where a client expects it. `faults`:
+    /// in force from the first request, each as `POST /_sandbox/fault` takes it (JSON text).
+    public static func start(window: Double? = nil, port: Int = 0, faults: [String] = [], startTimeout: Int64 = 15) throws -> SandboxAPI {
         let script = repositoryRoot().appendingPathComponent("tools/sandbox/sandbox.py").path
-        var arguments = [script, "--port", "0", "--host", "127.0.0.1", "--exit-with-stdin"]
+        var arguments = [script, "--port", String(port), "--host", "127.0.0.1", "--exit-with-stdin"]
         if let window {
             arguments += ["--window", String(window)]
         }
+        for fault in faults { arguments += ["--fault", fault] }
         let tool = try ListeningTool.start(arguments, name: script, startTimeout: startTimeout)
         return SandboxAPI(child: tool.child, port: tool.port)
     }

@@ -13,6 +13,10 @@ public struct KioskScreen: Sendable, CustomStringConvertible {
     public let theft: String
     public let theftText: String
     public let area: String
+    /// The line under the sentence (idle's hint, a late verdict's).
+    public let hint: String
+    /// "true" for a late verdict: the answer to a scan deferred through an API outage.
+    public let late: String
     public let live: String
     /// The screen's computed background colour, as `rgb(r, g, b)`: what a buyer two metres away sees.
     public let background: String
@@ -30,6 +34,8 @@ public struct KioskScreen: Sendable, CustomStringConvertible {
         theft = text("theft")
         theftText = text("theftText")
         area = text("area")
+        hint = text("hint")
+        late = text("late")
         live = text("live")
         background = text("background")
     }
@@ -49,7 +55,7 @@ public struct KioskScreen: Sendable, CustomStringConvertible {
                    icon: document.getElementById('icon').textContent, seq: v.dataset.seq || '',
                    message: document.getElementById('message').textContent, product: shown('product'),
                    seal: v.dataset.seal, sealText: shown('seal'), theft: v.dataset.theft, theftText: shown('theft'),
-                   area: shown('area'), live: v.getAttribute('aria-live') || '',
+                   area: shown('area'), hint: document.getElementById('hint').textContent, late: v.dataset.late || '', live: v.getAttribute('aria-live') || '',
                    background: getComputedStyle(document.body).backgroundColor };
         })()
         """

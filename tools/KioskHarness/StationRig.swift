@@ -10,7 +10,7 @@ import StationWire
 /// The daemon's camera is a Y4M path that does not exist yet: `showCode` moves a stream there, as a camera
 /// would see it, which is how a test makes a read error without a reader.
 public final class StationRig: @unchecked Sendable {
-    public let api: SandboxAPI
+    public private(set) var api: SandboxAPI
     public let directory: String
     public let socketPath: String
     public let cameraPath: String
@@ -97,6 +97,16 @@ public final class StationRig: @unchecked Sendable {
         _ = kiosk.stop()
         kiosk = try KioskProcess(socketPath: socketPath, language: kioskLanguage, hold: hold, arguments: arguments ?? kioskArguments, port: port)
         try waitUntilTheBridgeIsOnline()
+    }
+
+    /// Stops the API (a connection to it is refused) until `startAPIAgain`.
+    public func stopAPI() {
+        api.stop()
+    }
+
+    /// The API back on the same port, as after an outage; `faults` in force from its first request (`SandboxAPI.start`).
+    public func startAPIAgain(faults: [String] = []) throws {
+        api = try SandboxAPI.start(port: api.port, faults: faults)
     }
 
     /// Starts the daemon again on the same socket and journal.

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The local SealTrust sandbox API: the whole wire contract, real SUN checks, and admin routes for tests.
 
-Run: /usr/bin/python3 tools/sandbox/sandbox.py [--port 0] [--host 127.0.0.1] [--window SECONDS] [--catalogue PATH]
+Run: /usr/bin/python3 tools/sandbox/sandbox.py [--port 0] [--host 127.0.0.1] [--window SECONDS] [--catalogue PATH] [--fault JSON]...
 Prints `LISTENING <port>` as its first stdout line once it accepts connections; serves until SIGTERM.
 """
 
@@ -240,11 +240,18 @@ def main(argv=None) -> int:
     parser.add_argument("--window", type=float, default=60.0, help="rate-limit window in seconds (default 60)")
     parser.add_argument("--catalogue", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "catalogue.json"))
     parser.add_argument("--verbose", action="store_true", help="log each request on stderr")
+    parser.add_argument("--fault", action="append", default=[], metavar="JSON",
+                        help="a fault in force from the first request, as POST /_sandbox/fault takes it (repeatable)")
     parser.add_argument("--exit-with-stdin", action="store_true",
                         help="exit when stdin reaches end of file (the launching test process went away)")
     options = parser.parse_args(argv)
 
     Handler.sandbox = Sandbox(Catalogue.load(options.catalogue), options.window)
+    try:
+        for spec in options.fault:
+            Handler.sandbox.faults.add(Fault.from_json(json.loads(spec)))
+    except (ValueError, AttributeError) as error:
+        parser.error(f"--fault: {error}")
     if ":" in options.host:
         Server.address_family = socket.AF_INET6
     server = Server((options.host, options.port), Handler)

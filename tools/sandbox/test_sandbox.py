@@ -411,6 +411,25 @@ class LifecycleTests(unittest.TestCase):
         process.terminate()
         process.wait(timeout=5)
 
+    def test_a_fault_given_at_start_answers_the_first_request(self):
+        process, port = self.launch("--fault", json.dumps({"path": "/passport", "status": 503, "count": 1}))
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        connection.request("GET", "/passport/" + CHRONOGRAPH)
+        self.assertEqual(connection.getresponse().status, 503)
+        connection.close()
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        connection.request("GET", "/passport/" + CHRONOGRAPH)
+        self.assertEqual(connection.getresponse().status, 200)
+        connection.close()
+        process.terminate()
+        process.wait(timeout=5)
+
+    def test_a_bad_fault_at_start_is_refused(self):
+        process = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "sandbox.py"), "--fault", '{"path":"no-slash"}'],
+                                 capture_output=True, text=True, timeout=10)
+        self.assertEqual(process.returncode, 2)
+        self.assertIn("--fault: path must be a string starting with /", process.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
