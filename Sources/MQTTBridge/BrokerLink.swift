@@ -84,7 +84,8 @@ final class BrokerLink: Sendable {
     private func runSessions() {
         let addresses = settings.addresses
         var backoff = ReconnectBackoff(longest: Self.longestWait)
-        var versions = addresses.map { _ in Int32(MQTT_PROTOCOL_V5) }
+        let first = settings.firstVersion == .mqtt311 ? Int32(MQTT_PROTOCOL_V311) : Int32(MQTT_PROTOCOL_V5)
+        var versions = addresses.map { _ in first }
         var index = 0
         /// Brokers that failed in a row since the last accepted session: the back-off waits once all have.
         var failedInTurn = 0

@@ -14,12 +14,21 @@ struct BrokerSettings: Sendable {
     /// Whether retained messages are wanted on them (the watch's statuses); when not, an MQTT 5 broker is asked not to
     /// send them, and those that still come are the observer's to drop.
     var retainedWanted = true
+    /// The protocol of each broker's first CONNECT (`--mqtt-version`).
+    var firstVersion = ProtocolVersion.mqtt5
     /// The broker pings within this many seconds; a dead TCP connection is found within 1.5 times it.
     let keepaliveSeconds: Int32 = 30
     /// A broker that accepted TCP but has not answered CONNECT within this is given up.
     let connackTimeout: Duration = .seconds(10)
     /// On a later broker, how often the first is tried again (a TCP connection), to go back to it.
     let returnCheckInterval: Duration = .seconds(10)
+
+    /// MQTT 5 falls back to 3.1.1 on a broker that refuses it; 3.1.1 is for one that drops the connection instead of
+    /// refusing (RabbitMQ before 3.13): such a drop looks like a dying broker, so it is not taken as a refusal.
+    enum ProtocolVersion: Sendable {
+        case mqtt5
+        case mqtt311
+    }
 
     static let offlinePayload = #"{"state":"offline"}"#
     /// What libmosquitto may send before PUBACKs (its own default is 20): the bridge's window, so that nothing the

@@ -40,9 +40,11 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
     private let link = Mutex<BrokerLink?>(nil)
 
     init(options: BridgeOptions, credentials: Credentials?) {
-        settings = BrokerSettings(addresses: options.urls, clientID: "sealtrust-mqtt-watch-\(getpid())", credentials: credentials,
-                                  caFile: options.caFile, certificate: options.certificate, key: options.key,
-                                  willTopic: nil, subscriptions: Topics.watched(prefix: options.topicPrefix))
+        var settings = BrokerSettings(addresses: options.urls, clientID: "sealtrust-mqtt-watch-\(getpid())", credentials: credentials,
+                                      caFile: options.caFile, certificate: options.certificate, key: options.key,
+                                      willTopic: nil, subscriptions: Topics.watched(prefix: options.topicPrefix))
+        settings.firstVersion = options.mqttVersion
+        self.settings = settings
         prefix = options.topicPrefix
         outputDirectory = options.outputDirectory
     }
