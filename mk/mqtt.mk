@@ -1,10 +1,13 @@
-# The MQTT bridge: `make bench-mqtt`, `make bench-fleet` (docs/mqtt.md) and `make check-mqtt-unit`.
+# The MQTT bridge: `make bench-mqtt`, `make bench-fleet`, `make bench-fleet-cluster` (docs/mqtt.md) and
+# `make check-mqtt-unit`.
 MQTT_BENCH_SAMPLES ?= 500
 # `make bench-fleet FLEET_STATIONS=20`: fewer stations; FLEET_ARGS passes more (--codes, --outage, --scenarios, --tap, --keep).
 FLEET_STATIONS ?= 100
 FLEET_ARGS ?=
+# `make bench-fleet-cluster FLEET_CLUSTER_ARGS='--runs 3 --engine nats --no-repair --keep'`
+FLEET_CLUSTER_ARGS ?=
 
-.PHONY: bench-mqtt bench-fleet check-mqtt-unit
+.PHONY: bench-mqtt bench-fleet bench-fleet-cluster check-mqtt-unit
 
 bench-mqtt: deps
 	$(SWIFT) build -c release --product sealtrust-scand
@@ -18,6 +21,13 @@ bench-fleet: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product sealtrust-scand
 	$(SWIFT) build -c release --static-swift-stdlib --product sealtrust-mqtt
 	FLEET_BIN=.build/release /usr/bin/python3 bench/fleet/fleet.py --stations $(FLEET_STATIONS) $(FLEET_ARGS)
+
+# N stations on a 3-node RabbitMQ cluster on loopback (plain processes, data in a temporary folder), one node killed
+# with SIGKILL mid-burst and started again 30 s later (bench/fleet/cluster.py says what it measures).
+bench-fleet-cluster: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product sealtrust-scand
+	$(SWIFT) build -c release --static-swift-stdlib --product sealtrust-mqtt
+	FLEET_BIN=.build/release /usr/bin/python3 bench/fleet/cluster.py --stations $(FLEET_STATIONS) $(FLEET_CLUSTER_ARGS)
 
 # systemd-analyze verify accepts the unit (ExecStart pointed at /bin/true, since verify wants an existing binary),
 # and its exposure is at most 2.5, as the daemon's (mk/system.mk).
