@@ -15,7 +15,7 @@ no failover.
 Measured (as `make bench-fleet`, see fleet.py): missing at the persistent subscriber before any repair (what the
 engine and the bridges delivered), at the watch before and after repair, repeats, the reference's missing; for the
 stations of the killed node, the time from its death until each bridge's session on another node is accepted
-(STATUS=) and until the subscriber receives its next event; the bridges' memory.
+and until that node acknowledges its first event (both from the bridge's STATUS=, once a second); the bridges' memory.
 """
 import argparse, json, os, selectors, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
 
@@ -247,7 +247,7 @@ def measure(args, cluster, started, root):
     time.sleep(1)
     killed = nodes[KILLED]
     killed.kill()
-    died, died_wall = time.monotonic(), time.time()
+    died = time.monotonic()
     time.sleep(args.outage)
     start_node(cluster, killed)
     back = time.monotonic()
@@ -285,15 +285,12 @@ def measure(args, cluster, started, root):
     peak = [rss_kib(s.bridge.pid, "VmHWM") for s in stations]
 
     seen = {"fleet": {}, "ref": {}}
-    first_after = {}
-    for at, topic, payload in raw.lines():
+    for _, topic, payload in raw.lines():
         levels = topic.split("/")
         seq = seq_of(payload)
         if seq is None or levels[-1] == "status":
             continue
         seen[levels[0]].setdefault(levels[1], []).append(seq)
-        if levels[0] == "fleet":
-            first_after.setdefault(levels[1], []).append(at)
 
     def account(stream):
         missing = repeats = 0
@@ -328,14 +325,18 @@ def measure(args, cluster, started, root):
                 lacking += per_station
         result["missing_after_repair"] = lacking
         result["all_gaps_repaired_s_after_death"] = None if repaired_at is None else round(repaired_at, 1)
-    # The moved stations: their session on another node, and the subscriber's next event of each after it.
+    # The moved stations: their session on another node, and their first PUBACK there (the acked seq of STATUS=,
+    # once a second, past what it was at the node's death).
+    def acked(text):
+        marker = text.find("acked seq ")
+        return int(text[marker + 10:].split(",")[0]) if marker >= 0 else 0
+
+    def publishing_again(station):
+        before = max((acked(text) for at, text in station.statuses if at <= died), default=0)
+        return next((at - died for at, text in station.statuses if at > died and text.startswith("online") and acked(text) > before),
+                    float("inf"))
     online = sorted(online_elsewhere(s) for s in moved)
-    again = []
-    for s in moved:
-        since = died_wall + online_elsewhere(s)
-        later = [at for at in first_after.get(s.name, []) if at >= since]
-        again.append(min(later) - died_wall if later else float("inf"))
-    again.sort()
+    again = sorted(publishing_again(s) for s in moved)
     if moved:
         result["online_elsewhere_s_p50"], result["online_elsewhere_s_max"] = round(statistics.median(online), 1), round(online[-1], 1)
         result["publishing_again_s_p50"], result["publishing_again_s_max"] = round(statistics.median(again), 1), round(again[-1], 1)
