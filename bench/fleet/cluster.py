@@ -91,6 +91,9 @@ class RabbitCluster:
                 f.write(f"listeners.tcp.1 = 127.0.0.1:{node.amqp_port}\nloopback_users = none\n"
                         f"mqtt.listeners.tcp.1 = 127.0.0.1:{node.mqtt_port}\nmqtt.allow_anonymous = true\n"
                         "mqtt.durable_queue_type = quorum\n"
+                        # QoS 1 messages in flight to a subscriber (default 10: a round trip each, and the
+                        # subscriber's queue falls minutes behind a fleet's burst)
+                        "mqtt.prefetch = 1000\n"
                         "cluster_formation.peer_discovery_backend = classic_config\n"
                         + "".join(f"cluster_formation.classic_config.nodes.{k + 1} = {n}\n" for k, n in enumerate(names))
                         + "log.file.level = info\nlog.console = false\n")
@@ -281,7 +284,17 @@ def measure(args, cluster, started, root):
             except OSError:
                 return False
         wait_until("every bridge's acked seq at the end", lambda: all(acked(s) for s in stations), 120, 0.2)
-    time.sleep(3)  # the subscriber's last lines
+    # The persistent subscriber's queue may be behind the fleet: it is read until it has every event or has been
+    # silent for 15 s.
+    def subscriber_lines():
+        return os.path.getsize(root + "/raw.out")
+    last, quiet_since = -1, time.monotonic()
+    deadline = time.monotonic() + args.drain_timeout
+    while time.monotonic() < deadline and time.monotonic() - quiet_since < 15:
+        size = subscriber_lines()
+        if size != last:
+            last, quiet_since = size, time.monotonic()
+        time.sleep(1)
     peak = [rss_kib(s.bridge.pid, "VmHWM") for s in stations]
 
     seen = {"fleet": {}, "ref": {}}
@@ -357,6 +370,7 @@ def main():
     parser.add_argument("--outage", type=float, default=30, help="seconds from the node's death until it is started again")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--repair-timeout", type=float, default=120)
+    parser.add_argument("--drain-timeout", type=float, default=300, help="seconds the subscriber is read at most after the burst")
     parser.add_argument("--no-repair", action="store_true", help="no watch: the persistent subscriber's view alone")
     parser.add_argument("--dir", default="/tmp", help="where each run's temporary folder is made")
     parser.add_argument("--keep", action="store_true", help="keep each run's folder (the nodes' logs and data, the bridges' logs)")
