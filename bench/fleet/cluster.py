@@ -4,7 +4,8 @@ and started again 30 s later, beside mosquitto_pub publishing the same events in
 
 The engine is RabbitMQ 3.10 (its MQTT plugin, a persistent subscriber's queue a quorum queue) or, with --engine nats,
 NATS 2.9 (MQTT on JetStream, its streams replicated on the three nodes). Each node runs as a plain process of this
-benchmark, its data under the run's temporary folder, its ports free loopback ports; no system service is used.
+benchmark, its data under the run's temporary folder (in /dev/shm unless --dir), its ports free loopback ports; no
+system service is used.
 
 Station i's bridge gets the three nodes' URLs, node i mod 3 first, so a third of the fleet is on each node. The
 persistent QoS 1 mosquitto_sub and `sealtrust-mqtt watch` are on node 1, which survives; node 3 is killed one second
@@ -372,7 +373,7 @@ def main():
     parser.add_argument("--repair-timeout", type=float, default=120)
     parser.add_argument("--drain-timeout", type=float, default=300, help="seconds the subscriber is read at most after the burst")
     parser.add_argument("--no-repair", action="store_true", help="no watch: the persistent subscriber's view alone")
-    parser.add_argument("--dir", default="/tmp", help="where each run's temporary folder is made")
+    parser.add_argument("--dir", default="/dev/shm", help="where each run's temporary folder is made (the nodes' data: in memory, as bench-fleet's mosquitto)")
     parser.add_argument("--keep", action="store_true", help="keep each run's folder (the nodes' logs and data, the bridges' logs)")
     args = parser.parse_args()
     import resource

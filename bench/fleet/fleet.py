@@ -354,7 +354,7 @@ def measure(args, scenario, started, root):
         used = cpu_seconds(broker.process.pid) - broker_cpu
         broker_load = {"offered_events_per_s": round(len(stations) * 2 / args.interval),
                        "delivered_events_per_s": round(len(received) / span), "delivery_span_s": round(span, 1),
-                       "broker_cpu_s": round(used, 2), "broker_cpu_ms_per_1000_events": round(1000 * used / len(received), 1)}
+                       "broker_cpu_s": round(used, 2), "broker_cpu_ms_per_1000_events": round(1e6 * used / len(received), 1)}
 
     # The subscriber's view: bridge events (before any repair when --tap) and the reference's.
     seen = {"fleet": {}, "ref": {}}
