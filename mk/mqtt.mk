@@ -1,7 +1,8 @@
 # The MQTT bridge: `make bench-mqtt`, `make bench-fleet`, `make bench-fleet-cluster` (docs/mqtt.md) and
 # `make check-mqtt-unit`.
 MQTT_BENCH_SAMPLES ?= 500
-# `make bench-fleet FLEET_STATIONS=20`: fewer stations; FLEET_ARGS passes more (--codes, --outage, --scenarios, --tap, --keep).
+# `make bench-fleet FLEET_STATIONS=20`: fewer stations; FLEET_ARGS passes more (--codes, --outage, --scenarios
+# restart,pause,steady, --tap, --keep).
 FLEET_STATIONS ?= 100
 FLEET_ARGS ?=
 # `make bench-fleet-cluster FLEET_CLUSTER_ARGS='--runs 3 --engine nats --no-repair --keep'`
