@@ -169,7 +169,7 @@ let package = Package(
         .testTarget(
             name: "MQTTBridgeTests",
             dependencies: [
-                "BridgeTestSupport", "TestSupport", "ScanJournal", "JSONCore", "MQTTBridge", "sealtrust-scand", "sealtrust-mqtt",
+                "BridgeTestSupport", "TestSupport", "ScanJournal", "JSONCore", "MQTTBridge", "StationWire", "sealtrust-scand", "sealtrust-mqtt",
             ]
         ),
         .testTarget(

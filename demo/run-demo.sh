@@ -8,7 +8,9 @@ set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-bin="$(swift build --show-bin-path)"
+# SEALTRUST_BIN: where the built programs are, when `swift build` cannot be asked (a test runs the demo).
+bin="${SEALTRUST_BIN:-$(swift build --show-bin-path)}"
+# In /tmp whatever TMPDIR says: the screenshot browser's singleton socket goes a few folders below, in 108 bytes.
 work="$(mktemp -d /tmp/sealtrust-demo.XXXXXX)"
 reader="Virtual PCD 00 01"
 pids=()
@@ -30,7 +32,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Bold on a terminal only: a log (make demo > demo.log) gets no escape codes, nor does anyone who set NO_COLOR.
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+    say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+else
+    say() { printf '\n== %s\n' "$*"; }
+fi
 
 wait_for() { # wait_for SECONDS COMMAND...: until the command succeeds
     local deadline=$((SECONDS + $1)); shift
@@ -60,7 +67,8 @@ export PCSCLITE_CSOCK_NAME="$socket"   # libpcsclite, and so the daemon, talk to
 
 say "Virtual NTAG 424 DNA on '$reader'"
 mkfifo "$work/vtag.in"
-/usr/bin/python3 tools/vtag/vtag.py --port $((vpcd_port + 1)) --chip authentic <"$work/vtag.in" >"$work/vtag.out" 2>&1 &
+# Its removal stamps (vtag-PORT.removed) go in the demo's folder, removed at the end with the rest.
+TMPDIR="$work" /usr/bin/python3 tools/vtag/vtag.py --port $((vpcd_port + 1)) --chip authentic <"$work/vtag.in" >"$work/vtag.out" 2>&1 &
 pids+=($!)
 exec 7>"$work/vtag.in"
 wait_for 15 grep -q READY "$work/vtag.out"

@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 : "${MODPROBEDIR:=/etc/modprobe.d}" "${MODULESLOADDIR:=/etc/modules-load.d}" "${POLKITRULESDIR:=/etc/polkit-1/rules.d}"
 CONFDIR="$SYSCONFDIR/sealtrust-scand"
 MQTTCONFDIR="$SYSCONFDIR/sealtrust-mqtt"
+KIOSKCONFDIR="$SYSCONFDIR/sealtrust-kiosk"
 MANIFEST="$PREFIX/share/sealtrust-scand/installed-files"
 
 say() { printf '%s\n' "$*"; }
@@ -45,7 +46,8 @@ install_files() {
     for unit in sealtrust-scand.service sealtrust-scand.socket sealtrust-kiosk.service sealtrust-mqtt.service; do
         sed -e "s|^ExecStart=/usr/local/bin/sealtrust-scand\$|ExecStart=$BINDIR/sealtrust-scand$config_option|" \
             -e "s|^ExecReload=/usr/local/bin/sealtrust-scand --check-config\$|ExecReload=$BINDIR/sealtrust-scand$config_option --check-config|" \
-            -e "s|^ExecStart=/usr/local/bin/sealtrust-kiosk\$|ExecStart=$BINDIR/sealtrust-kiosk|" \
+            -e "s|^ExecStart=/usr/local/bin/sealtrust-kiosk |ExecStart=$BINDIR/sealtrust-kiosk |" \
+            -e "s|^EnvironmentFile=/etc/sealtrust-kiosk/|EnvironmentFile=$KIOSKCONFDIR/|" \
             -e "s|^ExecStart=/usr/local/bin/sealtrust-mqtt |ExecStart=$BINDIR/sealtrust-mqtt |" \
             -e "s|^LoadCredential=sealtrust-token:/etc/sealtrust-scand/|LoadCredential=sealtrust-token:$CONFDIR/|" \
             -e "s|^EnvironmentFile=/etc/sealtrust-mqtt/|EnvironmentFile=$MQTTCONFDIR/|" \
@@ -60,6 +62,10 @@ install_files() {
     done
     put 0644 packaging/scand.conf.example "$DOCDIR/scand.conf.example"
     put 0644 README.md "$DOCDIR/README.md"
+    # The docs the README and the man pages send an operator to, beside it as in the source (README's links hold).
+    for doc in docs/*.md; do
+        put 0644 "$doc" "$DOCDIR/$doc"
+    done
     for example in chromium-kiosk.service cage-kiosk.service prometheus-scrape.yml; do
         put 0644 "packaging/kiosk/$example" "$DOCDIR/kiosk/$example"
     done
@@ -67,6 +73,7 @@ install_files() {
         # A conffile: dpkg keeps the operator's changes on upgrade and removes it on purge.
         put 0644 packaging/scand.conf.example "$CONFDIR/scand.conf"
         put 0644 packaging/mqtt.conf.example "$MQTTCONFDIR/mqtt.conf"
+        put 0644 packaging/kiosk.conf.example "$KIOSKCONFDIR/kiosk.conf"
         return
     fi
     put 0644 packaging/sysusers.d/sealtrust-scand.conf "$SYSUSERSDIR/sealtrust-scand.conf"
@@ -93,6 +100,12 @@ install_files() {
         say "kept $MQTTCONFDIR/mqtt.conf"
     else
         put 0644 packaging/mqtt.conf.example "$MQTTCONFDIR/mqtt.conf"
+    fi
+    # The kiosk bridge's unit reads its options from this file.
+    if [ -e "$DESTDIR$KIOSKCONFDIR/kiosk.conf" ]; then
+        say "kept $KIOSKCONFDIR/kiosk.conf"
+    else
+        put 0644 packaging/kiosk.conf.example "$KIOSKCONFDIR/kiosk.conf"
     fi
     if [ -e "$DESTDIR$MQTTCONFDIR/credentials" ]; then
         say "kept $MQTTCONFDIR/credentials"
@@ -136,7 +149,7 @@ uninstall_files() {
         fi
     done < "$DESTDIR$MANIFEST"
     rm -f "$DESTDIR$MANIFEST"
-    for directory in "$PREFIX/share/sealtrust-scand" "$DOCDIR/kiosk" "$DOCDIR" "$CONFDIR" "$MQTTCONFDIR"; do
+    for directory in "$PREFIX/share/sealtrust-scand" "$DOCDIR/kiosk" "$DOCDIR/docs" "$DOCDIR" "$CONFDIR" "$MQTTCONFDIR" "$KIOSKCONFDIR"; do
         rmdir "$DESTDIR$directory" 2>/dev/null || true
     done
     if [ -z "$DESTDIR" ] && [ -d /run/systemd/system ]; then

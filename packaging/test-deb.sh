@@ -34,7 +34,7 @@ fi
 # A station's daemon runs as its user and keeps its files in these places; test daemons elsewhere are not
 # touched by the purge.
 for place in /usr/local/bin/sealtrust-scand /usr/local/lib/systemd/system/sealtrust-scand.service \
-    /etc/sealtrust-scand /var/lib/sealtrust-scand /run/sealtrust-scand /etc/sealtrust-mqtt /var/lib/sealtrust-mqtt; do
+    /etc/sealtrust-scand /var/lib/sealtrust-scand /run/sealtrust-scand /etc/sealtrust-mqtt /var/lib/sealtrust-mqtt /etc/sealtrust-kiosk; do
     if [ -e "$place" ]; then
         echo "test-deb: $place exists: this machine has a station; not touching it" >&2; exit 1
     fi
@@ -78,6 +78,7 @@ expected=(
     "/usr/lib/sysusers.d/sealtrust-mqtt.conf 644"
     "/usr/share/man/man8/sealtrust-mqtt.8.gz 644"
     "/etc/sealtrust-mqtt/mqtt.conf 644"
+    "/etc/sealtrust-kiosk/kiosk.conf 644"
     "/lib/systemd/system/sealtrust-scand.service 644"
     "/lib/systemd/system/sealtrust-scand.socket 644"
     "/lib/udev/rules.d/70-sealtrust-scand.rules 644"
@@ -94,8 +95,12 @@ expected=(
     "/usr/share/doc/sealtrust-scand/copyright 644"
     "/usr/share/doc/sealtrust-scand/changelog.gz 644"
     "/usr/share/doc/sealtrust-scand/scand.conf.example 644"
-    "/usr/share/doc/sealtrust-scand/README.md.gz 644"
+    "/usr/share/doc/sealtrust-scand/README.md 644"
 )
+# Every doc of the source, beside the README as in the source: the man pages send a package-only operator there.
+for doc in "$(dirname "$0")"/../docs/*.md; do
+    expected+=("/usr/share/doc/sealtrust-scand/docs/$(basename "$doc") 644")
+done
 for entry in "${expected[@]}"; do
     expect_file ${entry}
 done
@@ -127,8 +132,13 @@ check "the MQTT unit reads its options and credentials in /etc/sealtrust-mqtt" s
     "grep -qx 'EnvironmentFile=/etc/sealtrust-mqtt/mqtt.conf' /lib/systemd/system/sealtrust-mqtt.service && grep -qx 'LoadCredential=sealtrust-mqtt:/etc/sealtrust-mqtt/credentials' /lib/systemd/system/sealtrust-mqtt.service"
 check "the MQTT bridge runs (--version)" sh -c "/usr/bin/sealtrust-mqtt --version | grep -qx 'sealtrust-mqtt $version'"
 check "the kiosk bridge runs (--version)" sh -c "/usr/bin/sealtrust-kiosk --version | grep -qx 'sealtrust-kiosk $version'"
+check "the kiosk bridge's options are a conffile" sh -c "dpkg-query -W -f='\${Conffiles}' sealtrust-scand | grep -q '^ /etc/sealtrust-kiosk/kiosk.conf '"
+check "the kiosk unit starts the installed binary with the options of /etc/sealtrust-kiosk/kiosk.conf" sh -c \
+    "grep -qxF 'ExecStart=/usr/bin/sealtrust-kiosk \$SEALTRUST_KIOSK_OPTIONS' /lib/systemd/system/sealtrust-kiosk.service && grep -qx 'EnvironmentFile=/etc/sealtrust-kiosk/kiosk.conf' /lib/systemd/system/sealtrust-kiosk.service"
 check "man finds the bridges' pages" sh -c "man -w sealtrust-mqtt >/dev/null && man -w sealtrust-kiosk >/dev/null"
 check "nothing was started" sh -c "! pgrep -u sealtrust-scand >/dev/null"
+check "the README's and docs/installing.md's lists (runtime packages, man pages, /etc) are the package's" \
+    "$(dirname "$0")/check-doc-lists.sh" "$deb"
 check "the binary is the package's version ($version)" sh -c "/usr/bin/sealtrust-scand --version | grep -qx 'sealtrust-scand $version'"
 check "man finds the protocol page" sh -c "man -w sealtrust-scand-protocol >/dev/null"
 

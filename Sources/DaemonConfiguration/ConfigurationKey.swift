@@ -42,6 +42,19 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
 
     var isRepeatable: Bool { self == .host || self == .scanner }
 
+    /// A value the configuration file gives, with a relative path made the file's folder's: under systemd the working
+    /// directory is /, and `texts = texts.json` beside scand.conf means that file. A flag's path stays as given.
+    func anchoring(_ value: String, in folder: String) -> String {
+        func anchored(_ path: String) -> String {
+            path.isEmpty || path.hasPrefix("/") ? path : (folder.hasSuffix("/") ? folder : folder + "/") + path
+        }
+        switch self {
+        case .socket, .journal, .tokenFile, .texts, .apiCA: return anchored(value)
+        case .camera where value.hasPrefix("y4m:") && value.count > 4: return "y4m:" + anchored(String(value.dropFirst(4)))
+        default: return value
+        }
+    }
+
     func apply(_ value: String, to options: inout DaemonOptions) throws(BadValue) {
         switch self {
         case .socket: options.socketPath = try Self.path(value)

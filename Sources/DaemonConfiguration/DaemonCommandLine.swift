@@ -203,13 +203,27 @@ public enum DaemonCommandLine {
                 throw ConfigurationError(message: "\(location): expected 'key = value', found '\(line)'")
             }
             let key = line[..<equals].trimmingWhitespace()
-            let value = line[line.index(after: equals)...].trimmingWhitespace()
-            guard ConfigurationKey(rawValue: key) != nil else {
+            var value = line[line.index(after: equals)...].trimmingWhitespace()
+            guard let known = ConfigurationKey(rawValue: key) else {
                 throw ConfigurationError(message: "\(location): unknown key '\(key)'")
             }
-            settings.append(Setting(key: key, value: value, location: location))
+            // `station = "dock 3"`: the quotes are how people write a value with a space, never part of it (they
+            // would go into every event and MQTT topic). One quote alone is a mistake the line says.
+            if let first = value.first, let last = value.last, first == "\"" || first == "'" || last == "\"" || last == "'" {
+                guard value.count >= 2, first == last else {
+                    throw ConfigurationError(message: "\(location): a quote at one end of the value only: write \(value) with the same quote at both ends, or none")
+                }
+                value = String(value.dropFirst().dropLast())
+            }
+            settings.append(Setting(key: key, value: known.anchoring(value, in: folder(of: path)), location: location))
         }
         return settings
+    }
+
+    /// The folder of the file at `path`, against which its relative paths are read.
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     private static func readFailureReason(_ path: String) -> String {

@@ -103,6 +103,8 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
+            // A comma before the brace: JSON has none, and a person who wrote one should be told that.
+            if position < end, current == UInt8(ascii: "}") { throw failure("a comma before '}'") }
             guard position < end, current == UInt8(ascii: "\"") else { throw failure("expected a key") }
             let key = try parseString()
             skipWhitespace()
@@ -135,6 +137,7 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
+            if position < end, current == UInt8(ascii: "]") { throw failure("a comma before ']'") }
             items.append(try parseValue())
             skipWhitespace()
             guard position < end else { throw failure("unexpected end") }

@@ -7,9 +7,11 @@ public enum EventFrame {
         return Array("id: \(seq)\nevent: \(name)\ndata: \(withoutLineBreaks(line))\n\n".utf8)
     }
 
-    /// Whether the daemon answers, as the page shows it, and the page's language: not journaled, so it carries no id.
-    public static func station(online: Bool, language: KioskLanguage) -> [UInt8] {
-        Array("event: station\ndata: {\"state\":\"\(online ? "online" : "offline")\",\"lang\":\"\(language.rawValue)\"}\n\n".utf8)
+    /// Whether the daemon answers, as the page shows it, the page's language, and the digest of the page served in
+    /// it (`KioskPages`; nil: none said): not journaled, so it carries no id.
+    public static func station(online: Bool, language: KioskLanguage, page: String? = nil) -> [UInt8] {
+        let version = page.map { ",\"page\":\"\($0)\"" } ?? ""
+        return Array("event: station\ndata: {\"state\":\"\(online ? "online" : "offline")\",\"lang\":\"\(language.rawValue)\"\(version)}\n\n".utf8)
     }
 
     /// How long the event that follows has left on the screen, for a page that opens while it is shown.

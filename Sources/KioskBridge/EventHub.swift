@@ -31,9 +31,12 @@ public final class EventHub: Sendable {
     /// them together hold at most that many bytes of frames.
     static let heldLimit = 4_096
     private let state: Mutex<State>
+    /// The digest of the page served in each language (`KioskPages`), which every `station` event carries.
+    private let pageVersions: [KioskLanguage: String]
 
-    public init(language: KioskLanguage = .en) {
+    public init(language: KioskLanguage = .en, pageVersions: [KioskLanguage: String] = [:]) {
         state = Mutex(State(language: language))
+        self.pageVersions = pageVersions
     }
 
     /// The language the page is served in now.
@@ -48,7 +51,8 @@ public final class EventHub: Sendable {
         state.withLock { state in
             defer { state.nextID += 1 }
             let stream = EventStream(id: state.nextID, resumeAfter: resumeAfter)
-            var first = EventFrame.opening + EventFrame.station(online: state.online, language: state.language)
+            var first = EventFrame.opening + EventFrame.station(online: state.online, language: state.language,
+                                                                         page: pageVersions[state.language])
             if resumeAfter == nil, state.online, let showing = state.showing, showing.until > now {
                 first += EventFrame.hold(remaining: showing.until - now) + showing.frame
             }
@@ -143,7 +147,7 @@ public final class EventHub: Sendable {
             state.language = language
             // A page that lost the daemon shows "Station offline", then idle once it is back: so does a new one.
             if !online { state.showing = nil }
-            return EventFrame.station(online: online, language: language)
+            return EventFrame.station(online: online, language: language, page: pageVersions[language])
         }
     }
 

@@ -24,6 +24,8 @@ public struct KioskOptions: Sendable, Equatable {
 
     public struct Invalid: Error, Sendable, CustomStringConvertible {
         public let description: String
+        /// Whether the usage helps: not after a file that could not be used, which its line says all about.
+        public var showsUsage = true
     }
 
     public var socketPath = "/run/sealtrust-scand/scand.sock"
@@ -75,9 +77,9 @@ public struct KioskOptions: Sendable, Equatable {
             guard let language = KioskLanguage(rawValue: value) else { throw Invalid(description: "--lang: en or fr") }
             self.language = language
         case "--theme":
-            theme = try KioskTheme.read(value)
+            do throws(Invalid) { theme = try KioskTheme.read(value) } catch { throw Invalid(description: error.description, showsUsage: false) }
         case "--texts":
-            sentences = try Self.readTexts(value)
+            do throws(Invalid) { sentences = try Self.readTexts(value) } catch { throw Invalid(description: error.description, showsUsage: false) }
         default:
             guard let seconds = Int(value), (1...3600).contains(seconds) else { throw Invalid(description: "--hold: 1 to 3600 seconds") }
             holdSeconds = seconds

@@ -3,12 +3,26 @@
 /// Everything the daemon sends is put on the page as text (`textContent`, never markup), cut to a length, and
 /// stripped of control and bidirectional-override characters. The page's own words come in English and French.
 public enum KioskPage {
-    /// `words`: the page's own words in `language`.
-    public static func document(language: KioskLanguage, words: KioskWords, holdSeconds: Int, theme: KioskTheme = .standard) -> String {
-        filled(template, with: [
+    /// `words`: the page's own words in `language`. `version`: a digest of the document, which it carries
+    /// (`data-page`) to compare with the one the bridge serves (`KioskPages`).
+    public static func document(language: KioskLanguage, words: KioskWords, holdSeconds: Int,
+                                theme: KioskTheme = .standard) -> (text: String, version: String) {
+        var values = [
             "COLOURS": theme.styleRule, "LANG": htmlEscaped(language.rawValue), "HOLD": htmlEscaped(String(holdSeconds)),
-            "IDLE": htmlEscaped(words.idle), "TITLE": htmlEscaped(words.title), "WORDS": words.scriptValue,
-        ])
+            "IDLE": htmlEscaped(words.idle), "TITLE": htmlEscaped(words.title), "WORDS": words.scriptValue, "PAGE": "",
+        ]
+        // The digest of the document without it; filled again rather than searched, so that no sentence can stand in.
+        let version = digest(filled(template, with: values))
+        values["PAGE"] = version
+        return (filled(template, with: values), version)
+    }
+
+    /// 64-bit FNV-1a, in hexadecimal: tells one page from another, and needs to resist no one.
+    static func digest(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// `{{NAME}}` replaced by its value in one pass over the template: a value is never searched again, so a brand's
@@ -36,7 +50,7 @@ public enum KioskPage {
 
     private static let template = #"""
     <!doctype html>
-    <html lang="{{LANG}}" data-hold="{{HOLD}}">
+    <html lang="{{LANG}}" data-hold="{{HOLD}}" data-page="{{PAGE}}">
     <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -142,6 +156,12 @@ public enum KioskPage {
       const ICONS = { idle: "\u25EF", good: "\u2713", identified: "\u2139\uFE0E", alert: "!", neutral: "i", unavailable: "\u21BB",
                       offline: "\u2715" };
       const DEGRADED_ICON = "\u26A0\uFE0E";
+      // The calm screens each say their own thing: not our code, a product not found, nothing ever registered, a
+      // certificate being written, a code or tag to read again (a read error too). DejaVu Sans draws each.
+      const NEUTRAL_ICONS = { not_sealtrust: "\u2298", not_found: "?", never_registered: "\u2205", minting_in_progress: "\u2026",
+                              unreadable_link: "\u21BA" };
+      // A read error's sign says what its sentence does: read again, or not a SealTrust code or link (StationMessages).
+      const NOT_OURS_READS = new Set(["no_ndef_application", "empty_ndef", "no_uri_record", "invalid_utf8", "unmapped_key", "too_long"]);
       const ALERT = new Set(["replay", "invalid_signature"]);
       // The station cannot check now: never to be mistaken for "not our code".
       const UNAVAILABLE = new Set(["failure", "too_many_calls"]);
@@ -177,7 +197,8 @@ public enum KioskPage {
         const degraded = seal !== null && seal.status === "opened" && seal.policy === "degrade";
         const tone = ALERT.has(outcome) || theft ? "alert" : outcome === "authentic" ? "good" : outcome === "identified" ? "identified"
           : UNAVAILABLE.has(outcome) ? "unavailable" : "neutral";
-        const icon = tone === "good" && degraded ? DEGRADED_ICON : ICONS[tone];
+        const icon = tone === "good" && degraded ? DEGRADED_ICON
+          : tone === "neutral" && Object.hasOwn(NEUTRAL_ICONS, outcome) ? NEUTRAL_ICONS[outcome] : ICONS[tone];
         const panel = tone !== "alert" && ((outcome === "authentic" && v.theft_reported === false) || outcome === "identified");
         return { tone: tone, icon: icon, theft: theft, degraded: degraded, panel: panel,
                  code: panel && outcome === "authentic" && !warningKinds.includes("certificate_not_valid") };
@@ -273,13 +294,14 @@ public enum KioskPage {
         show(screen.tone, outcome, clean(v.message, 600), {
           seq: clean(event.lastEventId, 20), scan: scanID, product: product, theft: screen.theft, area: area, icon: screen.icon,
           seal: status === "" ? "none" : degraded ? "opened-degraded" : status,
-          sealText: status === "intact" ? words.sealIntact : degraded ? words.sealOpenedDegraded : status === "opened" ? words.sealOpened : "",
+          // An intact seal is the daemon's sentence's to say: a label under it said it twice.
+          sealText: degraded ? words.sealOpenedDegraded : status === "opened" ? words.sealOpened : "",
           holdMs: hold
         });
         // The product, under `authentic` without a theft report and under `identified` only: never under an alert.
         if (scanID !== "" && screen.panel) {
           passport.dataset.verdict = outcome;
-          loadPassport(scanID, 0);
+          loadPassport(scanID, 0, false);
         }
       }
 
@@ -307,18 +329,36 @@ public enum KioskPage {
         byId("pp-code").removeAttribute("src");
       }
 
-      function loadPassport(scanID, attempt) {
+      // `retried`: the product was asked again after the API's wait; it is not asked a third time.
+      function loadPassport(scanID, attempt, retried) {
         wantedScan = scanID;
         fetch("/passport?scan_id=" + encodeURIComponent(scanID), { cache: "no-store" }).then(function (response) {
           // The daemon busy or slow: asked again while the verdict is on the screen.
           if ((response.status === 503 || response.status === 504) && attempt < 3) {
-            setTimeout(function () { if (wantedScan === scanID) loadPassport(scanID, attempt + 1); }, 1500);
+            setTimeout(function () { if (wantedScan === scanID) loadPassport(scanID, attempt + 1, retried); }, 1500);
             return null;
           }
           return response.ok ? response.json() : null;
         }).then(function (answer) {
-          if (answer && typeof answer === "object" && wantedScan === scanID) showPassport(scanID, answer);
+          if (!answer || typeof answer !== "object" || wantedScan !== scanID) return;
+          showPassport(scanID, answer);
+          // Parts the API refused for a while: asked once more when the wait is over, if the verdict is still shown.
+          const wait = retried ? null : waitFor(answer);
+          if (wait !== null) {
+            setTimeout(function () { if (wantedScan === scanID) loadPassport(scanID, 0, true); }, Math.min(wait * 1000 + 500, holdMs));
+          }
         }).catch(function () {});
+      }
+
+      // The longest wait the API asked for, in seconds, of the answer or its parts; null when none was refused for a while.
+      function waitFor(p) {
+        let longest = null;
+        for (const part of [p, p.proof, p.certificate, p.history]) {
+          if (!part || typeof part !== "object" || part.outcome !== "too_many_calls") continue;
+          const wait = Number.isInteger(part.retry_after_s) ? Math.min(Math.max(part.retry_after_s, 0), 3600) : 60;
+          longest = longest === null ? wait : Math.max(longest, wait);
+        }
+        return longest;
       }
 
       // A part the daemon could not read carries its outcome and the API's error in place of its fields.
@@ -326,9 +366,11 @@ public enum KioskPage {
         return value !== null && typeof value === "object" && (typeof value.outcome === "string" || Object.hasOwn(value, "error"));
       }
 
-      // One line for a part: its sentence from the daemon, nothing else when it failed.
-      function sentence(node, value) {
-        node.textContent = value && typeof value === "object" ? clean(value.message, 300) : "";
+      // One line for a part: its sentence from the daemon, nothing else when it failed. The sentence of a part that
+      // could not be read for now says only "this part": `label` says which.
+      function sentence(node, value, label) {
+        const text = value && typeof value === "object" ? clean(value.message, 300) : "";
+        node.textContent = text !== "" && label && failedPart(value) && value.outcome !== "not_found" ? label + text : text;
         node.hidden = node.textContent === "";
       }
 
@@ -365,12 +407,12 @@ public enum KioskPage {
         tierNode.hidden = tierNode.textContent === "";
         const proof = p.proof && typeof p.proof === "object" ? p.proof : null;
         const anchoring = byId("pp-anchoring");
-        sentence(anchoring, proof);
+        sentence(anchoring, proof, words.parts.proof);
         anchoring.dataset.anchoring = proof && !failedPart(proof) ? clean(proof.anchoring, 40) : proof ? "unavailable" : "";
         const certificate = p.certificate && typeof p.certificate === "object" ? p.certificate : null;
         // A certificate to keep only for a genuine chip's object, and only while valid: never under a printed code.
         const readable = screen.code && certificate !== null && !failedPart(certificate) && typeof certificate.pdf_url === "string";
-        sentence(byId("pp-certificate-status"), certificate);
+        sentence(byId("pp-certificate-status"), certificate, words.parts.certificate);
         const code = byId("pp-code");
         code.alt = words.certificateCode;
         if (readable) code.src = "/certificate.svg?scan_id=" + encodeURIComponent(scanID); else code.removeAttribute("src");
@@ -381,7 +423,7 @@ public enum KioskPage {
         const history = byId("pp-history");
         history.replaceChildren();
         const historyFailed = byId("pp-history-failed");
-        sentence(historyFailed, failedPart(p.history) ? p.history : null);
+        sentence(historyFailed, failedPart(p.history) ? p.history : null, words.parts.history);
         if (Array.isArray(p.history)) {
           for (const entry of p.history.slice(0, 5)) {
             if (!entry || typeof entry !== "object") continue;
@@ -411,14 +453,18 @@ public enum KioskPage {
         const v = parse(event);
         const hold = holdFor(Math.min(holdMs, 4000));
         if (!v || hold <= 0) return;
-        show("neutral", "read_error", clean(v.message, 300), { seq: clean(event.lastEventId, 20), hint: words.readErrorHint, holdMs: hold });
+        // The daemon's sentence says what to do (hold still, scan again, or nothing to do): no hint repeats or belies it.
+        const icon = NOT_OURS_READS.has(v.reason) ? NEUTRAL_ICONS.not_sealtrust : NEUTRAL_ICONS.unreadable_link;
+        show("neutral", "read_error", clean(v.message, 300), { seq: clean(event.lastEventId, 20), icon: icon, holdMs: hold });
       }
 
       function onStation(event) {
         const v = parse(event);
         if (!v) return;
-        // The bridge follows the daemon's language: a page in another one loads itself again.
+        // The bridge follows the daemon's language: a page in another one loads itself again; so does a page other
+        // than the one the bridge serves now (a kiosk restarted with new words or colours).
         if ((v.lang === "en" || v.lang === "fr") && v.lang !== root.lang) return location.reload();
+        if (typeof v.page === "string" && /^[0-9a-f]{16}$/.test(v.page) && v.page !== root.dataset.page) return location.reload();
         document.body.dataset.station = v.state === "online" ? "online" : "offline";
         if (v.state === "offline") {
           offline = true;

@@ -7,7 +7,7 @@ public struct KioskRoutes: Sendable {
     static let longestHeaders = 8 * 1024
 
     /// The page in each language; the hub says which one is served now.
-    let pages: [KioskLanguage: [UInt8]]
+    let pages: KioskPages
     let hosts: AllowedHosts
     let hub: EventHub
     let station: StationState
@@ -15,13 +15,9 @@ public struct KioskRoutes: Sendable {
     /// Starts the replay of a stream that resumes from a `Last-Event-ID`.
     let resume: @Sendable (EventStream) -> Void
 
-    /// `sentences`: the `--texts` file's, in place of the page's own words.
-    public init(holdSeconds: Int, theme: KioskTheme = .standard, sentences: SentenceOverrides = SentenceOverrides(), hosts: AllowedHosts,
-                hub: EventHub, station: StationState, desk: PassportDesk, resume: @escaping @Sendable (EventStream) -> Void) {
-        pages = Dictionary(uniqueKeysWithValues: KioskLanguage.allCases.map { language in
-            let words = KioskWords.standard(language).replacing(sentences.replacing(in: language.rawValue))
-            return (language, Array(KioskPage.document(language: language, words: words, holdSeconds: holdSeconds, theme: theme).utf8))
-        })
+    public init(pages: KioskPages, hosts: AllowedHosts, hub: EventHub, station: StationState, desk: PassportDesk,
+                resume: @escaping @Sendable (EventStream) -> Void) {
+        self.pages = pages
         self.hosts = hosts
         self.hub = hub
         self.station = station
@@ -35,9 +31,6 @@ public struct KioskRoutes: Sendable {
         // A browser always sends one Host; two (or none in HTTP/1.1) are a client that a rebinding check must not guess for.
         guard request.hostFields <= 1 else { return Self.plain(400, "one Host field at most\n") }
         guard request.hostFields == 1 || request.version != "HTTP/1.1" else { return Self.plain(400, "HTTP/1.1 needs a Host field\n") }
-        // A browser always sends one Host; two (or none in HTTP/1.1) are a client that a rebinding check must not guess for.
-        guard request.hostFields <= 1 else { return Self.plain(400, "one Host field at most\n") }
-        guard request.hostFields == 1 || request.version != "HTTP/1.1" else { return Self.plain(400, "HTTP/1.1 needs a Host field\n") }
         guard hosts.permits(request.host) else { return Self.plain(421, "this bridge does not serve that host name\n") }
         // HEAD is answered as GET; libmicrohttpd leaves the body out.
         guard request.method == "GET" || request.method == "HEAD" else { return Self.plain(405, "only GET and HEAD\n") }
@@ -45,7 +38,7 @@ public struct KioskRoutes: Sendable {
         guard !request.hasBody else { return Self.plain(400, "a GET takes no body\n") }
         switch request.path {
         case "/":
-            return .document(status: 200, contentType: "text/html; charset=utf-8", body: pages[hub.language] ?? [])
+            return .document(status: 200, contentType: "text/html; charset=utf-8", body: pages.documents[hub.language] ?? [])
         case "/events" where request.method == "HEAD":
             return .document(status: 200, contentType: "text/event-stream; charset=utf-8", body: [])
         case "/events":
@@ -57,8 +50,9 @@ public struct KioskRoutes: Sendable {
         case "/passport", "/certificate.svg":
             // Every answer of these routes is a JSON object, their errors too (sealtrust-kiosk(8)).
             guard let scanID = request.scanID, Self.isScanID(scanID) else {
-                let error = JSON.object([("error", "bad_scan_id"), ("detail", "scan_id: 1 to 128 letters, digits, '-', '.', '_' or '~'")])
-                return .document(status: 400, contentType: "application/json", body: Array((error.encoded() + "\n").utf8))
+                let refusal = ProductDocuments.json(400, .object([("error", "bad_scan_id"),
+                                                                 ("detail", "scan_id: 1 to 128 letters, digits, '-', '.', '_' or '~'")]))
+                return .document(status: refusal.status, contentType: refusal.contentType, body: refusal.body)
             }
             return desk.answer(scanID: scanID, render: request.path == "/passport" ? ProductDocuments.passport : ProductDocuments.certificateCode)
         case "/healthz":

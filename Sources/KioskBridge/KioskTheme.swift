@@ -46,7 +46,13 @@ public struct KioskTheme: Sendable, Equatable {
             throw KioskOptions.Invalid(description: "--theme \(printable(path)): cannot read it: \(error)")
         }
         guard bytes.count <= largestFile else { throw KioskOptions.Invalid(description: "--theme \(printable(path)): over 64 KiB") }
-        guard let members = (try? JSON.parse(utf8: bytes))?.objectValue else {
+        let file: JSON
+        do throws(JSONFile.Problem) {
+            file = try JSONFile.parse(bytes)
+        } catch {
+            throw KioskOptions.Invalid(description: "--theme \(printable(path)): \(error.description)")
+        }
+        guard let members = file.objectValue else {
             throw KioskOptions.Invalid(description: "--theme \(printable(path)): not a JSON object of colours by name")
         }
         var theme = standard

@@ -10,13 +10,11 @@ public struct KioskWords: Sendable, Equatable {
     var idleHint: String
     var offline: String
     var offlineHint: String
-    var sealIntact: String
     var sealOpened: String
     var sealOpenedDegraded: String
     var theft: String
     /// Followed by the city and country of a `never_registered` scan.
     var scanArea: String
-    var readErrorHint: String
     /// Followed by the tier served.
     var tierServed: String
     var certificateHint: String
@@ -26,6 +24,10 @@ public struct KioskWords: Sendable, Equatable {
     var aboutNamedItem: String
     /// Above the product's history: the daemon's sentences alone do not say what the dated lines are.
     var historyLabel: String
+    /// Before the sentence of a part the daemon could not read for now, which says only "this part".
+    var partProof: String
+    var partCertificate: String
+    var partHistory: String
     var tierPublic: String
     var tierEndUser: String
     var tierRepairer: String
@@ -36,26 +38,26 @@ public struct KioskWords: Sendable, Equatable {
     public static let english = KioskWords(
         title: "SealTrust station", idle: "Tap a tag or show a code", idleHint: "Hold it close to the reader or the camera",
         offline: "Station offline", offlineHint: "The station will be back in a moment.",
-        sealIntact: "Seal intact: never opened", sealOpened: "Seal opened",
-        sealOpenedDegraded: "Seal opened: the brand lowers the trust shown", theft: "Reported stolen", scanArea: "Scanned near ",
-        readErrorHint: "Try again", tierServed: "Passport shown at the level: ",
+        sealOpened: "Seal opened", sealOpenedDegraded: "Seal opened: the brand lowers the trust shown", theft: "Reported stolen",
+        scanArea: "Scanned near ", tierServed: "Passport shown at the level: ",
         certificateHint: "Scan this code to keep the certificate on your phone.",
         certificateCode: "QR code of the certificate of authenticity",
         aboutNamedItem: "What the brand recorded about the item this code names, not about the object in hand:",
         historyLabel: "History, newest first:",
+        partProof: "Proof of anchoring: ", partCertificate: "Certificate: ", partHistory: "History: ",
         tierPublic: "public", tierEndUser: "owner", tierRepairer: "repairer", tierRecycler: "recycler", tierUpstream: "supply chain",
         tierAuthority: "authority")
 
     public static let french = KioskWords(
         title: "Station SealTrust", idle: "Présentez une étiquette ou un code", idleHint: "Approchez-le du lecteur ou de la caméra",
         offline: "Station hors ligne", offlineHint: "La station revient dans un instant.",
-        sealIntact: "Scellé intact : jamais ouvert", sealOpened: "Scellé ouvert",
-        sealOpenedDegraded: "Scellé ouvert : la marque réduit la confiance affichée", theft: "Signalé volé", scanArea: "Scanné près de ",
-        readErrorHint: "Réessayez", tierServed: "Passeport affiché au niveau\u{A0}: ",
+        sealOpened: "Scellé ouvert", sealOpenedDegraded: "Scellé ouvert : la marque réduit la confiance affichée", theft: "Signalé volé",
+        scanArea: "Scanné près de ", tierServed: "Passeport affiché au niveau\u{A0}: ",
         certificateHint: "Scannez ce code pour garder le certificat sur votre téléphone.",
         certificateCode: "Code QR du certificat d'authenticité",
         aboutNamedItem: "Ce que la marque a enregistré sur l'article que ce code désigne, pas sur l'objet en main\u{A0}:",
         historyLabel: "Historique, du plus récent au plus ancien\u{A0}:",
+        partProof: "Preuve d'ancrage\u{A0}: ", partCertificate: "Certificat\u{A0}: ", partHistory: "Historique\u{A0}: ",
         tierPublic: "public", tierEndUser: "propriétaire", tierRepairer: "réparateur", tierRecycler: "recycleur",
         tierUpstream: "chaîne d'approvisionnement", tierAuthority: "autorité")
 
@@ -66,10 +68,11 @@ public struct KioskWords: Sendable, Equatable {
     /// Each word's id in a `texts` file.
     public static let fieldsByID: [SentenceID: WritableKeyPath<KioskWords, String> & Sendable] = [
         .kioskTitle: \.title, .kioskIdle: \.idle, .kioskIdleHint: \.idleHint, .kioskOffline: \.offline,
-        .kioskOfflineHint: \.offlineHint, .kioskSealIntact: \.sealIntact, .kioskSealOpened: \.sealOpened,
+        .kioskOfflineHint: \.offlineHint, .kioskSealOpened: \.sealOpened,
         .kioskSealOpenedDegraded: \.sealOpenedDegraded, .kioskTheft: \.theft, .kioskScanArea: \.scanArea,
-        .kioskReadErrorHint: \.readErrorHint, .kioskTierServed: \.tierServed, .kioskCertificateHint: \.certificateHint,
-        .kioskCertificateCode: \.certificateCode, .kioskAboutNamedItem: \.aboutNamedItem, .kioskHistoryLabel: \.historyLabel, .kioskTierPublic: \.tierPublic,
+.kioskTierServed: \.tierServed, .kioskCertificateHint: \.certificateHint,
+        .kioskCertificateCode: \.certificateCode, .kioskAboutNamedItem: \.aboutNamedItem, .kioskHistoryLabel: \.historyLabel,
+        .kioskPartProof: \.partProof, .kioskPartCertificate: \.partCertificate, .kioskPartHistory: \.partHistory, .kioskTierPublic: \.tierPublic,
         .kioskTierEndUser: \.tierEndUser, .kioskTierRepairer: \.tierRepairer, .kioskTierRecycler: \.tierRecycler,
         .kioskTierUpstream: \.tierUpstream, .kioskTierAuthority: \.tierAuthority,
     ]
@@ -96,10 +99,12 @@ public struct KioskWords: Sendable, Equatable {
         ])
         let value: JSON = .object([
             ("idle", .string(idle)), ("idleHint", .string(idleHint)), ("offline", .string(offline)), ("offlineHint", .string(offlineHint)),
-            ("sealIntact", .string(sealIntact)), ("sealOpened", .string(sealOpened)), ("sealOpenedDegraded", .string(sealOpenedDegraded)),
-            ("theft", .string(theft)), ("scanArea", .string(scanArea)), ("readErrorHint", .string(readErrorHint)),
-            ("tierServed", .string(tierServed)), ("certificateHint", .string(certificateHint)), ("certificateCode", .string(certificateCode)),
-            ("aboutNamedItem", .string(aboutNamedItem)), ("historyLabel", .string(historyLabel)), ("tiers", tiers),
+            ("sealOpened", .string(sealOpened)), ("sealOpenedDegraded", .string(sealOpenedDegraded)),
+            ("theft", .string(theft)), ("scanArea", .string(scanArea)), ("tierServed", .string(tierServed)),
+            ("certificateHint", .string(certificateHint)), ("certificateCode", .string(certificateCode)),
+            ("aboutNamedItem", .string(aboutNamedItem)), ("historyLabel", .string(historyLabel)),
+            ("parts", .object([("proof", .string(partProof)), ("certificate", .string(partCertificate)), ("history", .string(partHistory))])),
+            ("tiers", tiers),
         ])
         return value.encoded().replacingScalars(["<": "\\u003c", "\u{2028}": "\\u2028", "\u{2029}": "\\u2029"])
     }

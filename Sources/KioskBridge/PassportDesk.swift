@@ -34,8 +34,8 @@ public final class PassportDesk: Sendable {
         var nextID: Int64 = 1
         /// By the command's id: a number, where the bridge's other commands have strings.
         var questions: [Int64: Question] = [:]
-        /// By scan id, newest last.
-        var replies: [(scanID: String, reply: Reply, at: ContinuousClock.Instant)] = []
+        /// By scan id, newest last, each until it is asked again.
+        var replies: [(scanID: String, reply: Reply, until: ContinuousClock.Instant)] = []
         /// The scans whose verdict shows no product (an alert, a theft report, a verdict that names none), newest
         /// last: their product is never served, whatever the daemon would answer.
         var withheld: [String] = []
@@ -119,7 +119,7 @@ public final class PassportDesk: Sendable {
     private func ask(scanID: String, waiter: (DeferredAnswer, Render)?) -> Result<Reply, Unanswered>? {
         let instant = now()
         let (known, command, send): (Result<Reply, Unanswered>?, ClientCommand?, (@Sendable (ClientCommand) -> Bool)?) = state.withLock { state in
-            state.replies.removeAll { instant - $0.at > Self.replyLifetime }
+            state.replies.removeAll { instant >= $0.until }
             if let kept = state.replies.last(where: { $0.scanID == scanID }) { return (.success(kept.reply), nil, nil) }
             if let id = state.questions.first(where: { $0.value.scanID == scanID })?.key {
                 if let waiter { state.questions[id]?.waiting.append(waiter) }
@@ -153,8 +153,8 @@ public final class PassportDesk: Sendable {
         let instant = now()
         let question: Question? = state.withLock { state in
             guard let question = state.questions.removeValue(forKey: number) else { return nil }
-            if case .success(let kept) = reply, Self.lasts(kept) {
-                state.replies.append((question.scanID, kept, instant))
+            if case .success(let kept) = reply, let lifetime = Self.lifetime(of: kept) {
+                state.replies.append((question.scanID, kept, instant + lifetime))
                 if state.replies.count > Self.keptReplies { state.replies.removeFirst() }
             }
             return question
@@ -163,10 +163,18 @@ public final class PassportDesk: Sendable {
         return true
     }
 
-    /// A passport the daemon could not read for now (too many calls, a failure) is asked again by the next request.
-    private static func lasts(_ reply: Reply) -> Bool {
-        guard case .passport(let answer) = reply, let outcome = answer["outcome"]?.stringValue else { return true }
-        return outcome == "not_found" || outcome == "not_authorized"
+    /// How long a reply answers the page's requests; nil: not kept. A passport the daemon could not read for now (too
+    /// many calls, a failure) is asked again by the next request; one with parts the API refused for a while is kept
+    /// only until the shortest wait is over, when the page asks again (the daemon keeps no incomplete answer).
+    static func lifetime(of reply: Reply) -> Duration? {
+        guard case .passport(let answer) = reply else { return replyLifetime }
+        if let outcome = answer["outcome"]?.stringValue, outcome != "not_found" && outcome != "not_authorized" { return nil }
+        let waits = ["proof", "certificate", "history"].compactMap { part -> Int64? in
+            guard answer[part]?["outcome"] == .string("too_many_calls") else { return nil }
+            return answer[part]?["retry_after_s"]?.integerValue ?? 0
+        }
+        guard let shortest = waits.min() else { return replyLifetime }
+        return .seconds(min(max(shortest, 0), 60))
     }
 
     /// Answers 504 to the questions the daemon has not answered within `patience`.

@@ -50,7 +50,7 @@ enum ProductDocuments {
         }
     }
 
-    private static func json(_ status: Int, _ value: JSON) -> DeferredAnswer.Document {
+    static func json(_ status: Int, _ value: JSON) -> DeferredAnswer.Document {
         DeferredAnswer.Document(status: status, contentType: "application/json", body: Array((value.encoded() + "\n").utf8))
     }
 }

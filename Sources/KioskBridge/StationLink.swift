@@ -1,3 +1,4 @@
+import JSONCore
 import Lifecycle
 import Logging
 import StationClient
@@ -13,7 +14,7 @@ public struct StationLink: Service {
     let log: Logger
     /// How long the page shows a verdict (`--hold`).
     let hold: Duration
-    /// `--lang`; nil: the page follows the daemon's `lang` from `hello`.
+    /// `--lang`; nil: the page follows the daemon's `lang`, from `hello` and from each `status` (a reload may change it).
     let fixedLanguage: KioskLanguage?
     static let askStatus = ClientCommand(id: "kiosk-status", action: .status)
     static let statusInterval = Duration.seconds(5)
@@ -84,7 +85,7 @@ public struct StationLink: Service {
                 log.info("connected to the daemon of station \(printable(hello.station)) at \(printable(socketPath))")
                 station.greeted(sources: hello.message.json["sources"])
                 station.setReachable(true)
-                hub.setOnline(true, language: fixedLanguage ?? hello.message.json["lang"]?.stringValue.flatMap(KioskLanguage.init(rawValue:)))
+                hub.setOnline(true, language: language(in: hello.message.json))
                 desk.connected { command in (try? feed.send(command)) != nil }
                 try? feed.send(Self.askStatus)
             case .event(let event):
@@ -102,7 +103,11 @@ public struct StationLink: Service {
                 }
                 if event.type != .event(.scan) { try? feed.send(Self.askStatus) }
             case .answer(let answer):
-                if answer.type == .status { station.record(status: answer.json) }
+                if answer.type == .status {
+                    station.record(status: answer.json)
+                    // `systemctl reload` with another `lang` says nothing else to a client: the next status tells it.
+                    if station.isReachable, let language = language(in: answer.json) { hub.setOnline(true, language: language) }
+                }
                 desk.received(answer.json)
             case .lost(let range):
                 log.warning("events \(range.lowerBound) to \(range.upperBound) were removed from the daemon's journal before they were read")
@@ -116,6 +121,11 @@ public struct StationLink: Service {
                 break
             }
         }
+    }
+
+    /// The page's language for what the daemon says of itself (`hello`, `status`): `--lang`, else the daemon's.
+    private func language(in message: JSON) -> KioskLanguage? {
+        fixedLanguage ?? message["lang"]?.stringValue.flatMap(KioskLanguage.init(rawValue:))
     }
 
     private func offline(because error: any Error) {

@@ -1,4 +1,3 @@
-import Glibc
 import JSONCore
 import StationWire
 
@@ -65,7 +64,7 @@ struct ChipScanHold: Sendable {
         var hold: Hold?
         if type == .event(.scan), json["code"]?.stringValue == CodeKind.chip.rawValue {
             if let scanID = json["scan_id"]?.stringValue, waiting[scanID] == nil {
-                let readAt = json["at"]?.stringValue.flatMap(Self.epochSeconds) ?? now
+                let readAt = json["at"]?.stringValue.flatMap(EventTime.milliseconds).map { $0 / 1_000 } ?? now
                 hold = .waiting(scanID: scanID, deadline: min(readAt, now) + Self.timeLimit)
                 waiting[scanID] = dropped + UInt64(entries.count)
             } else {
@@ -141,34 +140,5 @@ struct ChipScanHold: Sendable {
         let members = (try? JSON.parse(line))?.objectValue ?? [("type", .string(type.name)), ("seq", .int(Int64(clamping: seq)))]
         let kept = members.filter { $0.0 != "raw" } + [("raw_withheld", JSON.bool(true))]
         return .event(seq: seq, type: type, line: JSON.object(kept).encoded())
-    }
-
-    /// An event's `at` ("2026-12-07T18:07:19.123Z", UTC) as seconds since the epoch; nil when it is not that form.
-    static func epochSeconds(_ text: String) -> Int64? {
-        let bytes = Array(text.utf8)
-        guard bytes.count >= 20, bytes.count <= 30, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
-              bytes.last == UInt8(ascii: "Z")
-        else { return nil }
-        func number(_ from: Int, _ to: Int) -> Int32? {
-            var value: Int32 = 0
-            for byte in bytes[from..<to] {
-                guard (0x30...0x39).contains(byte) else { return nil }
-                value = value * 10 + Int32(byte - 0x30)
-            }
-            return value
-        }
-        guard let year = number(0, 4), let month = number(5, 7), let day = number(8, 10), let hour = number(11, 13),
-              let minute = number(14, 16), let second = number(17, 19), (1...12).contains(month), (1...31).contains(day),
-              hour < 24, minute < 60, second < 61
-        else { return nil }
-        var parts = tm()
-        parts.tm_year = year - 1900
-        parts.tm_mon = month - 1
-        parts.tm_mday = day
-        parts.tm_hour = hour
-        parts.tm_min = minute
-        parts.tm_sec = second
-        return Int64(timegm(&parts))
     }
 }

@@ -147,6 +147,10 @@ final class APITransport: Sendable {
                 throw .decoding("the answer's body is not JSON (HTTP \(response.status), \(response.body.count) bytes)\(why)")
             }
             return body
+        case 404 where APIContract.errorDetail(body) == nil:
+            // Not the API's "not known": a misrouted relay's or a captive proxy's page. A failure the operator hears of,
+            // never "not found", which would send a buyer to doubt a genuine label (sealtrust-api.md).
+            throw .decoding("HTTP 404 without the API's error object ({\"detail\": ...}): \(response.body.isEmpty ? "an empty body" : "\(response.body.count) bytes of something else"), not the API's answer")
         case 429:
             let seconds = Self.retryAfterSeconds(response) ?? APIContract.defaultRetryAfterSeconds
             limiter.block(request.bucket, seconds: seconds, for: request.purpose)

@@ -40,6 +40,7 @@ extension ScreenTexts {
         .historyOwnershipTransfer: \.historyOwnershipTransfer,
         .historyTheftReported: \.historyTheftReported,
         .historyOtherEvent: \.historyOtherEvent,
+        .historyUnnamedEvent: \.historyUnnamedEvent,
         .historyNotPublished: \.historyNotPublished,
         .partTooManyCalls: \.partTooManyCalls,
         .partNotOpen: \.partNotOpen,

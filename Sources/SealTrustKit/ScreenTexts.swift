@@ -62,8 +62,11 @@ public struct ScreenTexts: Sendable, Hashable {
     public var historyAuthenticationScan: String
     public var historyOwnershipTransfer: String
     public var historyTheftReported: String
-    /// A kind this station does not know: `kind` is an open string, never an error.
+    /// A kind this station does not know (`kind` is an open string, never an error): `{kind}` is the kind's own words
+    /// (`repair_logged` as "repair logged").
     public var historyOtherEvent: String
+    /// A kind with no words to show (empty, too long, or not letters and digits).
+    public var historyUnnamedEvent: String
     public var historyNotPublished: String
     /// One part of a passport over its limit: the rest still came.
     /// `{wait}` as in `tooManyCalls`.
@@ -157,8 +160,18 @@ public struct ScreenTexts: Sendable, Hashable {
         case "authentication_scan": historyAuthenticationScan
         case "ownership_transfer": historyOwnershipTransfer
         case "theft_reported": historyTheftReported
-        default: historyOtherEvent
+        default: Self.words(ofKind: kind).map { historyOtherEvent.replacing("{kind}", with: $0) } ?? historyUnnamedEvent
         }
+    }
+
+    /// A kind's own words: `repair_logged` as "repair logged"; nil when it has none a screen may show (letters and
+    /// digits in words, 60 characters at most: it comes from the API, and goes on a buyer's screen).
+    static func words(ofKind kind: String) -> String? {
+        let words = kind.split(whereSeparator: { $0 == "_" || $0 == "-" || $0 == " " }).joined(separator: " ")
+        guard !words.isEmpty, words.count <= 60,
+              words.unicodeScalars.allSatisfy({ $0 == " " || $0.properties.isAlphabetic || ("0"..."9").contains($0) })
+        else { return nil }
+        return words
     }
 
     public static let english = ScreenTexts(
@@ -200,7 +213,8 @@ public struct ScreenTexts: Sendable, Hashable {
         historyAuthenticationScan: "Checked by a scan.",
         historyOwnershipTransfer: "Passed to a new owner.",
         historyTheftReported: "Reported stolen.",
-        historyOtherEvent: "Recorded in the product's history.",
+        historyOtherEvent: "Recorded in the product's history as \u{201C}{kind}\u{201D}.",
+        historyUnnamedEvent: "Recorded in the product's history, of a kind this station cannot name.",
         historyNotPublished: "No history is published for this product.",
         partTooManyCalls: "Too many requests right now: this part will be back in {wait}.",
         partNotOpen: "This part is not open to this station.",
@@ -250,7 +264,8 @@ public struct ScreenTexts: Sendable, Hashable {
         historyAuthenticationScan: "Vérifié par un scan.",
         historyOwnershipTransfer: "Passé à un nouveau propriétaire.",
         historyTheftReported: "Signalé volé.",
-        historyOtherEvent: "Inscrit dans l'historique du produit.",
+        historyOtherEvent: "Inscrit dans l'historique du produit comme \u{AB}\u{A0}{kind}\u{A0}\u{BB}.",
+        historyUnnamedEvent: "Inscrit dans l'historique du produit, d'un genre que cette station ne sait pas nommer.",
         historyNotPublished: "Aucun historique n'est publié pour ce produit.",
         partTooManyCalls: "Trop de demandes en ce moment\u{A0}: cette partie reviendra dans {wait}.",
         partNotOpen: "Cette partie n'est pas ouverte à cette station.",

@@ -15,7 +15,8 @@ final class PassportCache: Sendable {
     static let capacity = 256
     static let byteLimit = 4 << 20
 
-    private let kept = Mutex<[Key: (reads: PassportReads, at: ContinuousClock.Instant)]>([:])
+    /// Each entry with the bytes it keeps, counted once when it is kept.
+    private let kept = Mutex<[Key: (reads: PassportReads, at: ContinuousClock.Instant, bytes: Int)]>([:])
 
     func reads(for key: Key, at now: ContinuousClock.Instant) -> PassportReads? {
         kept.withLock { kept in
@@ -28,12 +29,13 @@ final class PassportCache: Sendable {
     func keep(_ reads: PassportReads, for key: Key, at now: ContinuousClock.Instant) {
         kept.withLock { kept in
             kept = kept.filter { now - $0.value.at < Self.lifetime }
-            var bytes = kept.values.reduce(reads.keptBytes) { $0 + $1.reads.keptBytes }
+            let size = reads.keptBytes
+            var bytes = kept.values.reduce(size) { $0 + $1.bytes }
             while kept.count >= Self.capacity || bytes > Self.byteLimit, let oldest = kept.min(by: { $0.value.at < $1.value.at }) {
-                bytes -= oldest.value.reads.keptBytes
+                bytes -= oldest.value.bytes
                 kept[oldest.key] = nil
             }
-            kept[key] = (reads, now)
+            kept[key] = (reads, now, size)
         }
     }
 }

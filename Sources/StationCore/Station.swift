@@ -299,7 +299,8 @@ struct Station: Sendable {
         let uptime = now - startedAt
         var fields: [(String, JSON)] = [
             ("version", .string(ProductVersion.current)), ("station", .string(settings.options.station)),
-            ("uptime_s", .int(uptime.components.seconds)), ("sources", sources.statusJSON), ("counters", counters.json),
+            // As in `hello`: a reload may change it, and a bridge learns the new one here without reconnecting.
+            ("lang", .string(settings.options.language.rawValue)), ("uptime_s", .int(uptime.components.seconds)), ("sources", sources.statusJSON), ("counters", counters.json),
         ]
         if let lastAPIError = counters.lastAPIErrorJSON { fields.append(("last_api_error", lastAPIError)) }
         fields.append(("token", .string(token.rawValue)))

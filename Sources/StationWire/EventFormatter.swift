@@ -106,40 +106,18 @@ public struct EventFormatter {
         }
     }
 
-    /// `2026-11-30T12:03:44.120Z` as the station's local `12:03:44.120`; the text as is when it is not that form.
+    /// `2026-11-30T12:03:44.120Z` as the station's local `12:03:44.120`; the text as is when it is not RFC 3339.
     public static func localTime(_ timestamp: String) -> String {
-        let bytes = Array(timestamp.utf8)
-        guard bytes.count >= 20, bytes[10] == UInt8(ascii: "T"), timestamp.hasSuffix("Z"),
-            let year = Int32(slice(bytes, 0, 4)), let month = Int32(slice(bytes, 5, 7)),
-            let day = Int32(slice(bytes, 8, 10)), let hour = Int32(slice(bytes, 11, 13)),
-            let minute = Int32(slice(bytes, 14, 16)), let second = Int32(slice(bytes, 17, 19))
-        else { return timestamp }
-        let fraction = bytes.count > 21 && bytes[19] == UInt8(ascii: ".") ? slice(bytes, 20, min(23, bytes.count - 1)) : "000"
-        var parts = tm()
-        parts.tm_year = year - 1900
-        parts.tm_mon = month - 1
-        parts.tm_mday = day
-        parts.tm_hour = hour
-        parts.tm_min = minute
-        parts.tm_sec = second
-        var seconds = timegm(&parts)
+        guard let milliseconds = EventTime.milliseconds(timestamp) else { return timestamp }
+        var seconds = time_t(milliseconds / 1_000)
         var local = tm()
         localtime_r(&seconds, &local)
+        let fraction = Int32(milliseconds % 1_000)
         return two(local.tm_hour) + ":" + two(local.tm_min) + ":" + two(local.tm_sec) + "."
-            + fraction.padding(toLength: 3)
-    }
-
-    private static func slice(_ bytes: [UInt8], _ from: Int, _ to: Int) -> String {
-        String(decoding: bytes[from..<to], as: UTF8.self)
+            + (fraction < 100 ? "0" : "") + two(fraction)
     }
 
     private static func two(_ value: Int32) -> String {
         value < 10 ? "0\(value)" : "\(value)"
-    }
-}
-
-extension String {
-    fileprivate func padding(toLength length: Int) -> String {
-        count >= length ? String(prefix(length)) : self + String(repeating: "0", count: length - count)
     }
 }

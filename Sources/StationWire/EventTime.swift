@@ -1,27 +1,40 @@
 import Glibc
 
-/// An event's `at` (RFC 3339 in UTC with milliseconds, as the journal writes it) as milliseconds since the epoch, so
-/// that a reader on the station's clock can tell how old an event is.
+/// RFC 3339 times as milliseconds since the epoch: an event's `at` (UTC, as the journal writes it), so that a reader on
+/// the station's clock can tell how old an event is, and the API's times, with any offset. The one reader of them.
 public enum EventTime {
-    /// Nil for any other form: an age that cannot be read is no age.
+    /// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; nil for any other form: an age that cannot be read is no age.
     public static func milliseconds(_ text: String) -> Int64? {
         let bytes = Array(text.utf8)
-        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"), bytes[4] == 0x2D, bytes[7] == 0x2D,
-              bytes[10] == UInt8(ascii: "T"), bytes[13] == 0x3A, bytes[16] == 0x3A,
+        guard bytes.count >= 20, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
+              bytes[13] == 0x3A, bytes[16] == 0x3A,
               let year = number(bytes, 0, 4), let month = number(bytes, 5, 2), let day = number(bytes, 8, 2),
               let hour = number(bytes, 11, 2), let minute = number(bytes, 14, 2), let second = number(bytes, 17, 2),
               (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
+        var index = 19
         var fraction: Int64 = 0
-        if bytes.count > 20 {
+        if bytes[index] == UInt8(ascii: ".") {
             // ".S" to ".SSSSSSSSS": milliseconds from the first three digits.
-            let digits = bytes.count - 21
-            guard bytes[19] == UInt8(ascii: "."), (1...9).contains(digits), number(bytes, 20, digits) != nil,
-                  let milliseconds = number(bytes, 20, min(3, digits))
-            else { return nil }
+            let start = index + 1
+            index = start
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]) { index += 1 }
+            let digits = index - start
+            guard (1...9).contains(digits), let milliseconds = number(bytes, start, min(3, digits)) else { return nil }
             fraction = milliseconds * [100, 10, 1][min(3, digits) - 1]
         }
-        let seconds = days(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60 + second
+        guard index < bytes.count else { return nil }
+        var offset: Int64 = 0
+        if bytes[index] == UInt8(ascii: "Z") || bytes[index] == UInt8(ascii: "z") {
+            guard index + 1 == bytes.count else { return nil }
+        } else {
+            guard bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-"), index + 6 == bytes.count,
+                  bytes[index + 3] == 0x3A, let hours = number(bytes, index + 1, 2), let minutes = number(bytes, index + 4, 2),
+                  hours < 24, minutes < 60
+            else { return nil }
+            offset = (hours * 3_600 + minutes * 60) * (bytes[index] == UInt8(ascii: "+") ? 1 : -1)
+        }
+        let seconds = days(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60 + second - offset
         return seconds * 1_000 + fraction
     }
 
@@ -42,7 +55,9 @@ public enum EventTime {
         return era * 146_097 + dayOfEra - 719_468
     }
 
+    /// `count` ASCII digits from `start`; nil past the end or for anything else.
     private static func number(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int64? {
+        guard start + count <= bytes.count else { return nil }
         var value: Int64 = 0
         for byte in bytes[start..<start + count] {
             guard (0x30...0x39).contains(byte) else { return nil }

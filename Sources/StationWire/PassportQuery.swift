@@ -66,7 +66,9 @@ public struct PassportQuery: Sendable, Hashable {
             guard [8, 12, 13, 14].contains(text.utf8.count), text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
                 throw refuse("gtin is 8, 12, 13 or 14 digits")
             }
-            subject = .gtin(text)
+            // GTIN-8, -12 and -13 (what a barcode prints under it) are the GTIN-14 with leading zeros, which the API
+            // knows a model by.
+            subject = .gtin(String(repeating: "0", count: 14 - text.utf8.count) + text)
         }
         var tier: AccessTier?
         if let value = message["tier"], value != .null {

@@ -26,7 +26,13 @@ public struct SentenceOverrides: Sendable, Hashable {
 
     public static func read(_ bytes: [UInt8]) throws(Refusal) -> SentenceOverrides {
         guard bytes.count <= largestFile else { throw Refusal(description: "over \(largestFile / 1024) KiB") }
-        guard let languages = (try? JSON.parse(utf8: bytes))?.objectValue else {
+        let file: JSON
+        do throws(JSONFile.Problem) {
+            file = try JSONFile.parse(bytes)
+        } catch {
+            throw Refusal(description: error.description)
+        }
+        guard let languages = file.objectValue else {
             throw Refusal(description: "not a JSON object of languages ({\"en\": {...}, \"fr\": {...}})")
         }
         var overrides = SentenceOverrides()

@@ -6,7 +6,7 @@ import StationWire
 public protocol VerdictServerDelegate: AnyObject, Sendable {
     /// `version`, `station`, `sources`, `last_seq`, after the server's `type` and `protocol`.
     func helloFields() -> [(String, JSON)]
-    /// `version`, `station`, `uptime_s`, `sources`, `counters`, `last_api_error`, `token`, `last_seq`; the server adds `type`, `id` and `clients`.
+    /// `version`, `station`, `lang`, `uptime_s`, `sources`, `counters`, `last_api_error`, `token`, `last_seq`; the server adds `type`, `id` and `clients`.
     func statusFields() -> [(String, JSON)]
     /// A client's `verify`: journal its `scan` and `verdict` (with `request_id`) and publish them with `requester: client`.
     func verify(raw: String, requestID: JSON?, from client: ClientID)

@@ -27,16 +27,16 @@ do {
     }
 } catch {
     log.error(error.description)
-    try? FileDescriptor.writeAll(2, (KioskOptions.usage + "\n").utf8)
+    if error.showsUsage { try? FileDescriptor.writeAll(2, (KioskOptions.usage + "\n").utf8) }
     exit(2)
 }
 
-let hub = EventHub(language: options.language ?? .en)
+let pages = KioskPages(holdSeconds: options.holdSeconds, theme: options.theme, sentences: options.sentences)
+let hub = EventHub(language: options.language ?? .en, pageVersions: pages.versions)
 let station = StationState(version: ProductVersion.current)
 let desk = PassportDesk()
 let resumer = StreamResumer(socketPath: options.socketPath, hub: hub, log: log, hold: .seconds(options.holdSeconds))
-let routes = KioskRoutes(holdSeconds: options.holdSeconds, theme: options.theme, sentences: options.sentences,
-                         hosts: options.allowedHosts, hub: hub, station: station, desk: desk, resume: { resumer.resume($0) })
+let routes = KioskRoutes(pages: pages, hosts: options.allowedHosts, hub: hub, station: station, desk: desk, resume: { resumer.resume($0) })
 let server: HTTPServer
 let listening: ListeningSocket
 do {

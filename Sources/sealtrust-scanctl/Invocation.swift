@@ -109,6 +109,8 @@ struct Invocation: Equatable {
                 throw UsageError(message: operands.isEmpty ? "verify needs the string to check" : "verify takes one string")
             }
             guard since == nil, !reconnect, !noFollow else { throw UsageError(message: "verify takes only --json") }
+            // An empty string is no scan: the daemon would journal it as one, and a script's empty variable is the cause.
+            guard !operands[0].isEmpty else { throw UsageError(message: "verify needs a string to check, not an empty one") }
             action = .verify(operands[0])
         case "status":
             guard operands.isEmpty, since == nil, !reconnect, !noFollow else { throw UsageError(message: "status takes only --json") }

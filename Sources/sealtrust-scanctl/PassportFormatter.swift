@@ -1,23 +1,28 @@
 import JSONCore
 
-/// The `passport` answer, one fact a line (`name: value`), the screen's sentence of each part after its facts.
+/// The `passport` answer, one fact a line (`name: value`), each fact once and in words: a part's sentence is its line
+/// (its status is in it), the passport's fields leave out what the lines above said, field names are written as
+/// words, and the API's times are the station's.
 enum PassportFormatter {
     static func lines(for answer: JSON) -> [String] {
         var lines: [String] = []
         func fact(_ name: String, _ value: JSON?) {
             if let value { lines.append("\(name): \(StatusFormatter.plain(value))") }
         }
+        func time(_ name: String, _ value: JSON?) {
+            if let text = value?.stringValue { lines.append("\(name): \(StationTime.local(text))") } else { fact(name, value) }
+        }
         func sentence(_ name: String, of part: JSON?) {
             if let message = part?["message"]?.stringValue { lines.append("\(name): \"\(message)\"") }
         }
-        /// A part that failed: its outcome, the error's detail, and its sentence.
+        /// A part that failed, in one line: its sentence, then its outcome, the wait and the error's detail.
         func failure(_ name: String, _ part: JSON) -> Bool {
             guard let outcome = part["outcome"]?.stringValue else { return false }
-            var text = outcome
-            if let wait = part["retry_after_s"]?.integerValue { text += ", retry after \(wait) s" }
-            if let detail = part["error"]?["detail"]?.stringValue { text += " (\(detail))" }
-            lines.append("\(name): \(text)")
-            sentence(name, of: part)
+            var why = words(outcome)
+            if let wait = part["retry_after_s"]?.integerValue { why += ", retry after \(wait) s" }
+            if let detail = part["error"]?["detail"]?.stringValue { why += ": \(detail)" }
+            let said = part["message"]?.stringValue.map { "\"\($0)\" " } ?? ""
+            lines.append("\(name): \(said)(\(why))")
             return true
         }
         // What the station raised comes first, most serious first: a theft report, a certificate not valid, ...
@@ -38,7 +43,10 @@ enum PassportFormatter {
             lines.append("tier served: \(StatusFormatter.plain(served))\(asked)")
         }
         if !failure("passport", answer) {
-            for (name, value) in answer["fields"]?.objectValue ?? [] { fact("field \(name)", value) }
+            for (name, value) in answer["fields"]?.objectValue ?? [] where !Self.saidAbove.contains(name) {
+                let written = words(name)
+                fact(Self.ownNames.contains(written) ? "field \(written)" : written, value)
+            }
         }
         if let proof = answer["proof"], !failure("proof", proof) {
             if let state = proof["anchoring"]?.stringValue {
@@ -51,18 +59,18 @@ enum PassportFormatter {
             sentence("proof", of: proof)
         }
         if let certificate = answer["certificate"], !failure("certificate", certificate) {
-            fact("certificate", certificate["status"])
-            fact("certificate issued", certificate["issued_at"])
+            // Its sentence says its status; the status alone when there is none.
+            if certificate["message"]?.stringValue != nil { sentence("certificate", of: certificate) } else { fact("certificate", certificate["status"]) }
+            time("certificate issued", certificate["issued_at"])
             fact("certificate pdf", certificate["pdf_url"])
-            sentence("certificate", of: certificate)
         }
         if let history = answer["history"] {
             if let events = history.arrayValue {
                 for event in events {
-                    let when = event["at"].map(StatusFormatter.plain) ?? "?"
-                    let kind = event["kind"].map(StatusFormatter.plain) ?? "?"
-                    let message = event["message"]?.stringValue.map { " \"\($0)\"" } ?? ""
-                    lines.append("history: \(when) \(kind)\(message)")
+                    let when = event["at"]?.stringValue.map(StationTime.local) ?? "?"
+                    // The sentence names the kind in words; the kind itself when there is none.
+                    let said = event["message"]?.stringValue.map { "\"\($0)\"" } ?? event["kind"].map(StatusFormatter.plain) ?? "?"
+                    lines.append("history: \(when) \(said)")
                 }
                 if events.isEmpty { lines.append("history: none") }
             } else {
@@ -71,6 +79,21 @@ enum PassportFormatter {
         }
         if answer["outcome"] == nil { sentence("message", of: answer) }
         return lines
+    }
+
+    /// The passport's fields that the lines above give already.
+    static let saidAbove: Set<String> = ["identifier", "product_name", "brand", "gtin", "access_tier"]
+
+    /// The names of this formatter's own lines: a field so named is printed as `field NAME`.
+    static let ownNames: Set<String> = [
+        "warning", "about", "verdict", "identifier", "product", "brand", "gtin", "tier served", "passport", "anchoring",
+        "chain", "anchoring transaction", "data hash", "ipfs", "credential", "proof", "certificate", "certificate issued",
+        "certificate pdf", "history", "message",
+    ]
+
+    /// A name from the API (`country_of_manufacture`) in words.
+    static func words(_ name: String) -> String {
+        name.split(separator: "_", omittingEmptySubsequences: true).joined(separator: " ")
     }
 
     /// Whose record the answer is, in words: a printed code's is never read as proof about the object in hand.

@@ -9,6 +9,7 @@ enum StatusFormatter {
         }
         fact("daemon", status["version"]?.stringValue.map { "sealtrust-scand \($0)" })
         fact("station", status["station"]?.stringValue)
+        fact("language", status["lang"]?.stringValue)
         fact("up", status["uptime_s"]?.integerValue.map(duration))
         for source in status["sources"]?.arrayValue ?? [] {
             var parts = ["medium", "state", "detail"].compactMap { source[$0].map(plain) }
@@ -23,7 +24,7 @@ enum StatusFormatter {
         fact("clients", status["clients"]?.integerValue.map { String($0) })
         fact("last seq", status["last_seq"]?.integerValue.map { String($0) })
         let known: Set<String> = [
-            "type", "id", "version", "station", "uptime_s", "sources", "counters", "last_api_error", "token", "clients", "last_seq",
+            "type", "id", "version", "station", "lang", "uptime_s", "sources", "counters", "last_api_error", "token", "clients", "last_seq",
         ]
         for (key, value) in status.objectValue ?? [] where !known.contains(key) {
             fact(key.replacingUnderscores, plain(value))

@@ -23,6 +23,44 @@ import TestSupport
         }
     }
 
+    /// The README's synopsis is the daemon's usage: an option left out of it (`--texts`, `--api-proxy`, `--api-ca`,
+    /// `--api-keepalive` were) is one an operator reading the README never learns of.
+    @Test func theReadmesSynopsisIsTheDaemonsUsage() throws {
+        let readme = try String(contentsOf: repositoryRoot().appendingPathComponent("README.md"), encoding: .utf8)
+        let start = try #require(readme.range(of: "\nsealtrust-scand [--config PATH]"))
+        let synopsis = readme[start.lowerBound...].prefix { $0 != "`" }
+        for key in ConfigurationKey.allCases.map(\.rawValue) + ["config", "check-config", "version", "help"] {
+            #expect(synopsis.contains("[--\(key) ") || synopsis.contains("[--\(key)]") || synopsis.contains(" --\(key) "),
+                    "the README's synopsis leaves out --\(key)")
+        }
+    }
+
+    /// The lists of man pages in the README and docs/installing.md are the pages in man/ (sealtrust-texts(5) was
+    /// missing); `make test-deb` checks them against the package too (packaging/check-doc-lists.sh).
+    @Test func theListsOfManPagesAreThePages() throws {
+        let root = repositoryRoot()
+        let pages = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("man").path)
+            .map { page in "\(page.split(separator: ".").dropLast().joined(separator: "."))(\(page.split(separator: ".").last ?? ""))" }
+        for document in ["README.md", "docs/installing.md"] {
+            let text = try String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)
+            let lists = text.split(separator: "\n").filter { $0.contains("man pages") && $0.contains("sealtrust-scand(8)") }
+            #expect(!lists.isEmpty, "\(document) has no list of man pages")
+            for list in lists {
+                let named = list.matches(of: /[a-z.-]+\([0-9]\)/).map { String($0.output) }
+                #expect(Set(named) == Set(pages), "\(document): \(named.sorted()) against man/: \(pages.sorted())")
+            }
+        }
+    }
+
+    /// sealtrust-scand(8) names every guide the package installs in /usr/share/doc/sealtrust-scand/docs/.
+    @Test func theDaemonsManPageNamesEveryGuide() throws {
+        let root = repositoryRoot()
+        let page = try String(contentsOf: root.appendingPathComponent("man/sealtrust-scand.8"), encoding: .utf8)
+        for guide in try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path) where guide.hasSuffix(".md") {
+            #expect(page.contains(".I \(guide)\n"), "sealtrust-scand(8) does not name \(guide)")
+        }
+    }
+
     /// Whether `line` names `key` as a whole word: `journal` is not named by `journal\-max\-bytes`.
     private func names(_ line: Substring, _ key: String) -> Bool {
         var rest = line[...]

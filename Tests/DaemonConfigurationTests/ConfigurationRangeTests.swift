@@ -5,24 +5,6 @@ import Testing
 /// Every number a station's operator can set has a range; a value outside it is a configuration error
 /// (exit 2 with one line), never a crash later on.
 @Suite struct ConfigurationRangeTests {
-    func problem(_ arguments: [String]) -> String? {
-        do {
-            _ = try DaemonCommandLine.parse(arguments: arguments, fileExists: { _ in false })
-            return nil
-        } catch {
-            return error.message
-        }
-    }
-
-    func options(_ arguments: [String]) throws -> DaemonOptions {
-        let request = try DaemonCommandLine.parse(arguments: arguments, fileExists: { _ in false })
-        guard case .run(let options) = request else {
-            Issue.record("expected options to run with, got \(request)")
-            return DaemonOptions()
-        }
-        return options
-    }
-
     @Test func feedbackIsAutoOrNone() throws {
         #expect(try options([]).feedback, "LED and buzzer by default")
         #expect(try options(["--feedback", "none"]).feedback == false)

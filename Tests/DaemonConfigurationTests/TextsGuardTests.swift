@@ -11,12 +11,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/texts.json"
         try texts.write(toFile: path, atomically: true, encoding: .utf8)
-        do {
-            _ = try DaemonCommandLine.parse(arguments: ["--texts", path], environment: [:], fileExists: { _ in false })
-            return nil
-        } catch {
-            return error.message
-        }
+        return problem(["--texts", path])
     }
 
     @Test func anAlertThatReadsAsAnotherSentenceIsRefusedByItsID() throws {

@@ -146,6 +146,25 @@ struct OutcomeTests {
         #expect(paths.contains("/passport/SN-00042") && paths.contains("/reference/03701234567890"))
     }
 
+    /// A printed code answered 404 by something other than the API (an HTML page, an empty body: a misrouted relay, a
+    /// captive proxy) is a technical failure, as a chip's is: never "Product not found. Check the code", which sends a
+    /// buyer to doubt a genuine label.
+    @Test func aBare404ToAPrintedCodeIsAFailure() async throws {
+        let api = try SandboxAPI.start()
+        defer { api.stop() }
+        let daemon = try ScanDaemon(api: api).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let (client, _) = try daemon.connect()
+        for (index, (body, type)) in [("<html><body><h1>404 Not Found</h1></body></html>", "text/html"), ("", "text/plain")].enumerated() {
+            try await api.fault(path: "/passport/SN-00042", status: 404, body: body, count: 1, contentType: type)
+            let verdict = try client.verify("https://sealtrust.io/p/SN-00042", id: "bare-\(index)").verdict
+            #expect(verdict["outcome"]?.string == "failure", "\(type): \(verdict)")
+            #expect(verdict["error"]?["kind"]?.string == "decoding" && verdict["error"]?["detail"]?.string?.contains("HTTP 404") == true, "\(verdict)")
+        }
+        let missing = try client.verify("https://sealtrust.io/p/SN-99999", id: "known").verdict
+        #expect(missing["outcome"]?.string == "not_found", "the API's own 404 is still not found: \(missing)")
+    }
+
     /// The 429 comes last: after it the client refuses calls locally until Retry-After has passed.
     @Test func rateLimitAndServerErrorsAreTheirOwnOutcomes() async throws {
         let api = try SandboxAPI.start()

@@ -48,7 +48,7 @@ struct PassportTests {
         let anchored = try ask(client, [("identifier", "SN-00042")], id: "history")
         let history = anchored["history"]?.arrayValue ?? []
         #expect(history.first?["kind"] == "repair_logged" && history.first?["at"] == "2025-09-14T16:45:12.250Z", "newest first, as written")
-        #expect(history.first?["message"] == "Recorded in the product's history.", "a kind the daemon does not know")
+        #expect(history.first?["message"] == "Recorded in the product's history as \u{201C}repair logged\u{201D}.", "a kind the daemon does not know, in its own words")
         #expect(history.map { $0["kind"] }.last == "minted")
         #expect(anchored["proof"]?["message"] == "Anchored on Base.")
 
@@ -156,5 +156,52 @@ struct PassportTests {
         #expect(forgotten.status == 1 && forgotten.errors.contains("not_available"), "\(forgotten)")
         let usage = try runProduct("sealtrust-scanctl", ["--socket", daemon.socketPath, "passport", "03701234567890", "--tier", "repairer"])
         #expect(usage.status == 2, "\(usage)")
+    }
+
+    /// Each fact once, in words, and the API's times in the station's zone: no `certificate:` for the status and
+    /// again for its sentence, no field that repeats the identifier or the GTIN, no raw field names.
+    @Test func scanctlSaysEachFactOnceInWordsAndTimesInTheStationsZone() async throws {
+        let api = try SandboxAPI.start()
+        defer { api.stop() }
+        let daemon = try ScanDaemon(api: api).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let printed = try runProduct("sealtrust-scanctl", ["--socket", daemon.socketPath, "passport", "SN-00042"],
+                                     environment: ["TZ": "Europe/Paris"])
+        #expect(printed.status == 0, "\(printed)")
+        let lines = printed.output.split(separator: "\n").map(String.init)
+        for name in ["certificate", "identifier", "gtin", "product", "brand", "tier served"] {
+            #expect(lines.filter { $0.hasPrefix(name + ": ") }.count == 1, "\(name) once: \(printed.output)")
+        }
+        #expect(!lines.contains { $0.contains("_") && !$0.hasPrefix("identifier: ") && !$0.hasPrefix("warning: ") },
+                "no raw names: \(printed.output)")
+        #expect(lines.contains("certificate: \"Certificate of authenticity: valid.\""), "\(printed.output)")
+        #expect(lines.contains("certificate issued: 2024-11-02 09:15:00 CET"), "\(printed.output)")
+        #expect(lines.contains("country of manufacture: FR") && lines.contains("serial: SN-00042"), "\(printed.output)")
+        // 16:45:12.250Z is 18:45:12 in Paris in September; +02:00 and +01:00 as they fall in the zone.
+        #expect(lines.contains("history: 2025-09-14 18:45:12 CEST \"Recorded in the product's history as \u{201C}repair logged\u{201D}.\""),
+                "\(printed.output)")
+        #expect(lines.contains("history: 2025-06-01 10:30:00 CEST \"Passed to a new owner.\""), "\(printed.output)")
+        #expect(lines.contains("history: 2024-11-02 08:15:00 CET \"Registered by its brand.\""), "\(printed.output)")
+
+        try await api.fault(path: "/certificate/", status: 429, body: #"{"detail":"RATE_LIMITED: slow down"}"#, count: 1,
+                            contentType: "application/json", headers: ["Retry-After": "30"])
+        let limited = try runProduct("sealtrust-scanctl", ["--socket", daemon.socketPath, "passport", "SN-00043"])
+        let certificate = limited.output.split(separator: "\n").filter { $0.hasPrefix("certificate") }
+        #expect(certificate == ["certificate: \"Too many requests right now: this part will be back in 30 seconds.\" (too many calls, retry after 30 s: RATE_LIMITED: slow down)"],
+                "a failed part in one line: \(limited.output)")
+    }
+
+    /// The 13 digits printed under a barcode (EAN-13), as the 12 of a UPC-A or the 8 of an EAN-8, are the GTIN-14
+    /// with leading zeros: the same model, asked as the API knows it.
+    @Test func aShortGTINIsTheSameModelsGTIN14() async throws {
+        let api = try SandboxAPI.start()
+        defer { api.stop() }
+        let daemon = try ScanDaemon(api: api).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        let printed = try runProduct("sealtrust-scanctl", ["--socket", daemon.socketPath, "passport", "--json", "3701234567890"])
+        let parsed = try JSON.parse(printed.output.trimmingCharacters(in: .newlines))
+        #expect(printed.status == 0 && parsed["gtin"] == "03701234567890" && parsed["product_name"] != nil, "\(printed)")
+        let paths = try await api.requests().map(\.path)
+        #expect(paths.contains("/reference/03701234567890") && !paths.contains("/reference/3701234567890"), "\(paths)")
     }
 }

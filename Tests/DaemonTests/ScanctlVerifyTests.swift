@@ -46,11 +46,12 @@ struct ProductRun: CustomStringConvertible {
 }
 
 /// Runs a built product to its end, colour off.
-func runProduct(_ product: String, _ arguments: [String]) throws -> ProductRun {
+/// `environment`: more variables for the product (its time zone, say).
+func runProduct(_ product: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProductRun {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: builtProduct(product))
     process.arguments = arguments
-    process.environment = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1"]
+    process.environment = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1"].merging(environment) { $1 }
     let output = Pipe()
     let errors = Pipe()
     process.standardOutput = output

@@ -25,9 +25,7 @@ struct BuyerTruthTests {
     func noPrintedCodeReassuresFalsely(language: String) async throws {
         let words = try #require(Self.words[language])
         let rig = try StationRig(language: language, hold: 60)
-        let browser = try Chromium()
-        let page = try await browser.open(rig.pageURL)
-        _ = try await page.waitForOutcome("idle")
+        let page = try await rig.idlePage()
         let station = try await rig.connect()
         defer { station.close() }
         let output = testOutputDirectory()
@@ -78,9 +76,7 @@ struct BuyerTruthTests {
     /// The page's rule for every row of the spec's table (`BuyerScreenTable`), given the warnings the station raises.
     @Test func thePageObeysTheTableForEveryRow() async throws {
         let rig = try StationRig(hold: 60)
-        let browser = try Chromium()
-        let page = try await browser.open(rig.pageURL)
-        _ = try await page.waitForOutcome("idle")
+        let page = try await rig.idlePage()
         let rows = BuyerScreenTable.rows
         let inputs = JSON.array(rows.map { row in
             var verdict: [(String, JSON)] = [("outcome", .string(row.outcome))]
@@ -105,9 +101,7 @@ struct BuyerTruthTests {
     /// when the genuine chip's late `authentic` comes; a verdict older than the newest scan never replaces it.
     @Test func aLateAuthenticNeverReplacesTheNewerReplay() async throws {
         let rig = try StationRig(hold: 60)
-        let browser = try Chromium()
-        let page = try await browser.open(rig.pageURL)
-        _ = try await page.waitForOutcome("idle")
+        let page = try await rig.idlePage()
         let station = try await rig.connect()
         defer { station.close() }
         let first = try mintChipURL("spare-a", counter: 70)
@@ -139,9 +133,7 @@ struct BuyerTruthTests {
     /// and the screen does not show it as fresh.
     @Test func aPageResumingAfterARestartShowsNoOldVerdict() async throws {
         let rig = try StationRig(hold: 1)
-        let browser = try Chromium()
-        let page = try await browser.open(rig.pageURL)
-        _ = try await page.waitForOutcome("idle")
+        let page = try await rig.idlePage()
         let station = try await rig.connect()
         defer { station.close() }
         let (_, shown) = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "shown")

@@ -11,9 +11,9 @@ import TestSupport
 struct KioskPageTests {
     /// The page's own words that a test checks, per language.
     static let words: [String: [String: String]] = [
-        "en": ["sealIntact": "Seal intact: never opened", "sealOpenedDegraded": "Seal opened: the brand lowers the trust shown",
+        "en": ["sealIntact": "Seal intact", "sealOpenedDegraded": "Seal opened: the brand lowers the trust shown",
                "theft": "Reported stolen", "offline": "Station offline", "idle": "Tap a tag or show a code", "area": "Scanned near "],
-        "fr": ["sealIntact": "Scellé intact : jamais ouvert", "sealOpenedDegraded": "Scellé ouvert : la marque réduit la confiance affichée",
+        "fr": ["sealIntact": "Scellé intact", "sealOpenedDegraded": "Scellé ouvert : la marque réduit la confiance affichée",
                "theft": "Signalé volé", "offline": "Station hors ligne", "idle": "Présentez une étiquette ou un code", "area": "Scanné près de "],
     ]
 
@@ -54,11 +54,18 @@ struct KioskPageTests {
              { try mintChipURL("never-registered", counter: 20) }),
             (Expected(name: "identified", outcome: "identified", tone: "identified", product: true), { "https://sealtrust.io/p/SN-00042" }),
             (Expected(name: "not-sealtrust", outcome: "not_sealtrust", tone: "neutral"), { "https://id.gs1.org/01/09506000134352" }),
+            (Expected(name: "not-found", outcome: "not_found", tone: "neutral"), { "https://sealtrust.io/p/SN-99999" }),
+            (Expected(name: "minting", outcome: "minting_in_progress", tone: "neutral"), { try mintChipURL("minting", counter: 20) }),
+            (Expected(name: "unreadable-link", outcome: "unreadable_link", tone: "neutral"), {
+                "https://sealtrust.io/c?picc_data=ZZ963FF7828658A599F3041510671E88&cmac=94EED9EE65337086"
+            }),
             (Expected(name: "failure", outcome: "failure", tone: "unavailable"), {
                 try await rig.api.fault(path: "/scans/verify", status: 503, count: 1)
                 return try mintChipURL("spare-b", counter: 20)
             }),
         ]
+        // The neutral screens' signs, by outcome: each state its own, never one "i" for five.
+        var neutralIcons: [String: String] = [:]
         for (index, (expected, raw)) in cases.enumerated() {
             let (_, verdict) = try await verify(try await raw(), on: station, id: "\(language)-\(index)")
             #expect(verdict["outcome"]?.stringValue == expected.outcome, "\(expected.name): \(verdict.encoded())")
@@ -68,11 +75,16 @@ struct KioskPageTests {
             #expect(screen.outcome == expected.outcome, "\(expected.name): \(screen)")
             #expect(screen.message == verdict["message"]?.stringValue, "\(expected.name): the daemon's sentence, whole: \(screen)")
             #expect(screen.tone == expected.tone, "\(expected.name): \(screen)")
+            if expected.tone == "neutral" { neutralIcons[expected.outcome] = screen.icon }
             #expect((screen.icon == "\u{2713}") == (expected.outcome == "authentic" && expected.tone == "good" && expected.seal != "opened-degraded"),
                     "\(expected.name): the check mark is a chip's genuine read alone, never a printed code's: \(screen)")
             #expect(screen.seal == expected.seal, "\(expected.name): \(screen)")
             switch expected.seal {
-            case "intact": #expect(screen.sealText == words["sealIntact"])
+            case "intact":
+                // The daemon's sentence says it; a label under it said it twice.
+                let said = try await page.evaluate("document.body.innerText").stringValue ?? ""
+                #expect(screen.sealText == "" && said.components(separatedBy: words["sealIntact"]!).count == 2,
+                        "\(expected.name): the seal said once: \(said)")
             case "opened-degraded": #expect(screen.sealText == words["sealOpenedDegraded"])
             default: #expect(screen.sealText == "", "\(expected.name): no information is never shown as a seal: \(screen)")
             }
@@ -91,6 +103,8 @@ struct KioskPageTests {
             }
         }
 
+        #expect(Set(neutralIcons.values).count == neutralIcons.count, "one sign for several states: \(neutralIcons)")
+
         try station.send(ClientCommand(id: "watch", action: .watch([.readError])))
         try rig.showUnreadableCode()
         var readError: JSON?
@@ -103,6 +117,10 @@ struct KioskPageTests {
         #expect(screen.outcome == "read_error")
         #expect(screen.message == error["message"]?.stringValue && !screen.message.isEmpty, "\(screen)")
         #expect(screen.seal == "none" && screen.theft == "none" && screen.tone == "neutral")
+        // Bytes that are not text: "It is not a SealTrust code", and the sign says so, not "read again".
+        #expect(error["reason"] == "invalid_utf8" && screen.icon == neutralIcons["not_sealtrust"], "\(screen.icon) \(neutralIcons)")
+        // The daemon's sentence says what to do ("Hold the tag still and try again."): nothing repeats it under it.
+        #expect(try await page.evaluate("document.getElementById('hint').textContent") == "", "\(screen)")
     }
 
     @Test func theVerdictGoesBackToIdleAfterHold() async throws {
@@ -155,7 +173,28 @@ struct KioskPageTests {
         defer { station.close() }
         let (_, verdict) = try await verify(try mintChipURL("authentic", counter: 40), on: station, id: "fr")
         let screen = try await page.waitForSeq(try #require(verdict["seq"]?.integerValue))
-        #expect(screen.message == verdict["message"]?.stringValue && screen.sealText == Self.words["fr"]!["sealIntact"], "\(screen)")
+        #expect(screen.message == verdict["message"]?.stringValue && screen.seal == "intact", "\(screen)")
+    }
+
+    /// `lang = fr` and `systemctl reload`: an open page speaks French from then on, its own words and the daemon's.
+    @Test func aReloadedLanguageReachesAnOpenPage() async throws {
+        let rig = try StationRig(language: "en", kioskFollowsDaemon: true, hold: 30, languageInConfigFile: true)
+        let browser = try Chromium()
+        let page = try await browser.open(rig.pageURL)
+        #expect(try await page.waitForOutcome("idle").message == Self.words["en"]!["idle"])
+        try await page.markDocument()
+
+        try rig.reloadDaemon(language: "fr")
+        _ = try await page.waitForNewDocument()
+        let idle = try await page.waitForOutcome("idle")
+        #expect(try await page.evaluate("document.documentElement.lang") == "fr")
+        #expect(idle.message == Self.words["fr"]!["idle"], "\(idle)")
+        let station = try await rig.connect()
+        defer { station.close() }
+        let (_, verdict) = try await verify(try mintChipURL("authentic", counter: 41), on: station, id: "reloaded")
+        let screen = try await page.waitForSeq(try #require(verdict["seq"]?.integerValue))
+        #expect(verdict["message"]?.stringValue?.hasPrefix("Produit authentique") == true, "the daemon speaks French: \(verdict)")
+        #expect(screen.message == verdict["message"]?.stringValue && screen.seal == "intact", "\(screen)")
     }
 
     @Test func aStoppedDaemonShowsStationOfflineAndTheNextVerdictComesWithoutReload() async throws {

@@ -39,6 +39,33 @@ struct KioskTextsTests {
         #expect(html.contains(#"Back soon \u003c/script>\u003cb>"#) && !html.contains("Back soon </script>"), "a sentence cannot end the script")
     }
 
+    /// A kiosk restarted with new words or colours: an open page (which in `--kiosk` never reloads by itself) loads
+    /// itself again and shows them; one restarted with the same page is left as it is.
+    @Test func anOpenPageTakesTheNewWordsAndColoursOfARestartedKiosk() async throws {
+        let scratch = try ScratchDirectory("kiosk-texts-restart")
+        let texts = scratch.path + "/texts.json"
+        let theme = scratch.path + "/theme.json"
+        try #"{"en": {"kiosk.idle": "Hold your product to the glass"}}"#.write(toFile: texts, atomically: true, encoding: .utf8)
+        try ##"{"idle": "#123456"}"##.write(toFile: theme, atomically: true, encoding: .utf8)
+        let rig = try StationRig(hold: 30)
+        let browser = try Chromium()
+        let page = try await browser.open(rig.pageURL)
+        #expect(try await page.waitForOutcome("idle").message == "Tap a tag or show a code")
+        try await page.markDocument()
+        try rig.restartKiosk()
+        // A verdict shown comes after the new bridge's station event on the page's new stream.
+        let station = try await rig.connect()
+        defer { station.close() }
+        let (_, verdict) = try await verify("plain text", on: station, id: "same")
+        _ = try await page.waitForSeq(try #require(verdict["seq"]?.integerValue))
+        #expect(try await page.evaluate("window.kioskHarnessMark") == .bool(true), "the same page: not loaded again")
+
+        try rig.restartKiosk(arguments: ["--texts", texts, "--theme", theme])
+        let idle = try await page.waitForNewDocument()
+        #expect(idle.message == "Hold your product to the glass", "\(idle)")
+        #expect(try await page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(18, 52, 86)")
+    }
+
     @Test func anUnknownIdStopsTheBridgeWithItsName() throws {
         let scratch = try ScratchDirectory("kiosk-texts-refused")
         let texts = scratch.path + "/texts.json"

@@ -17,9 +17,7 @@ struct LongAnswerTests {
         let events = Array(repeating: #"{"kind":"authentication_scan","at":"2025-10-09T09:00:00Z"}"#, count: 16_000)
         try await rig.api.fault(path: "/history/", status: 200, body: #"{"events":["# + events.joined(separator: ",") + "]}",
                                 contentType: "application/json")
-        let browser = try Chromium()
-        let page = try await browser.open(rig.pageURL)
-        _ = try await page.waitForOutcome("idle")
+        let page = try await rig.idlePage()
         try await page.evaluate("window.shownOutcomes = []; document.addEventListener('kiosk:shown', (e) => window.shownOutcomes.push(e.detail.outcome)); true")
         let station = try await rig.connect()
         defer { station.close() }

@@ -50,14 +50,32 @@ struct OperatorTests {
         #expect(kiosk.stop() == 0)
 
         for (file, said) in [(##"{"gold": "#fff"}"##, "unknown colour gold"), (#"{"good": "red; } body { display: none"}"#, "good must be #rgb or #rrggbb"),
-                             ("[1, 2]", "not a JSON object")] {
+                             ("[1, 2]", "not a JSON object"), (##"{"good": "#0b6e35", "good": "#0c6f36"}"##, "good is given twice"),
+                             (##"{"good": "#0b6e35",\##n "text": "#fefefe",\##n}"##, "line 3, column 1: a comma before '}'"),
+                             ("\u{FEFF}{}", "begins with a UTF-8 byte order mark")] {
             try file.write(toFile: theme, atomically: true, encoding: .utf8)
             let output = scratch.path + "/output"
             let refused = try ChildProcess(builtProduct("sealtrust-kiosk"), ["--theme", theme, "--listen", "127.0.0.1:0"], output: .file(output))
             #expect(refused.waitForExit(timeout: .seconds(10)) == 2, "\(file)")
             #expect(refused.printed.contains(said), "\(file): \(refused.printed)")
+            #expect(!refused.printed.contains("usage:"), "a file error is not a usage error: \(refused.printed)")
             try? FileManager.default.removeItem(atPath: output)
         }
+    }
+
+    /// A `--texts` file with a byte that is not UTF-8 is refused by its place, without the usage; a mistyped option
+    /// still gets the usage.
+    @Test func aTextsFileErrorSaysWhereAndNotTheUsage() throws {
+        let scratch = try ScratchDirectory("kiosk-texts-syntax")
+        let texts = scratch.path + "/texts.json"
+        try Data(Array(#"{"en": {"kiosk.idle": "Tap"#.utf8) + [0xFF] + Array(#""}}"#.utf8)).write(to: URL(fileURLWithPath: texts))
+        let refused = try ChildProcess(builtProduct("sealtrust-kiosk"), ["--texts", texts, "--listen", "127.0.0.1:0"], output: .file(scratch.path + "/out"))
+        #expect(refused.waitForExit(timeout: .seconds(10)) == 2)
+        #expect(refused.printed.contains("invalid UTF-8 at byte 27 (line 1, column 27): 0xFF"), "\(refused.printed)")
+        #expect(!refused.printed.contains("usage:"), "\(refused.printed)")
+        let mistyped = try ChildProcess(builtProduct("sealtrust-kiosk"), ["--hodl", "3"], output: .file(scratch.path + "/out2"))
+        #expect(mistyped.waitForExit(timeout: .seconds(10)) == 2)
+        #expect(mistyped.printed.contains("usage:"), "\(mistyped.printed)")
     }
 
     @Test func listenTakesLocalhost() async throws {
@@ -66,6 +84,28 @@ struct OperatorTests {
         defer { kiosk.stop() }
         #expect(kiosk.base.hasPrefix("http://127.0.0.1:"))
         #expect(try httpGet(port: kiosk.port, path: "/", host: "localhost:\(kiosk.port)").status == 200)
+    }
+
+    /// `make demo` into a log: it ends well, writes no terminal escape codes there, and leaves nothing in the temporary
+    /// folder (the virtual tag's removal stamps included).
+    @Test func theDemoIntoALogLeavesNoEscapeCodesAndNothingInTheTemporaryFolder() async throws {
+        let scratch = try ScratchDirectory("demo-log")
+        let temporary = scratch.path + "/tmp"
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporary
+        environment["NO_COLOR"] = nil
+        // The products this test runs from: `swift build` is not run while `swift test` holds the build folder.
+        environment["SEALTRUST_BIN"] = URL(fileURLWithPath: builtProduct("sealtrust-scand")).deletingLastPathComponent().path
+        let log = scratch.path + "/demo.log"
+        let demo = try ChildProcess("/bin/bash", [repositoryRoot().appendingPathComponent("demo/run-demo.sh").path], environment: environment,
+                                    output: .file(log))
+        #expect(demo.waitForExit(timeout: .seconds(110)) == 0, "\(demo.printed)")
+        let printed = try Data(contentsOf: URL(fileURLWithPath: log))
+        #expect(!printed.contains(0x1B), "escape codes in the log: \(String(decoding: printed, as: UTF8.self).prefix(400))")
+        #expect(String(decoding: printed, as: UTF8.self).contains("== Done: stopping everything the demo started"))
+        let left = try FileManager.default.contentsOfDirectory(atPath: temporary)
+        #expect(left.isEmpty, "left in the temporary folder: \(left)")
     }
 
     /// `make demo` stops its screenshot browser with SIGTERM (demo/run-demo.sh's cleanup): its profile goes with it.

@@ -94,8 +94,9 @@ struct ProductPanelTests {
         try await page.screenshot(to: output + "/\(language)-panel-identified-no-certificate.png")
         #expect(panel.certificate == words["noCertificate"] && !panel.hasCode && panel.certificateHint == "", "\(panel)")
 
-        // The history the API would not give (404 once): its sentence alone, no label above nothing.
-        try await rig.api.fault(path: "/history/", status: 404, count: 1)
+        // The history the API does not know (its 404 once): its sentence alone, no label above nothing.
+        try await rig.api.fault(path: "/history/", status: 404, body: #"{"detail":"ITEM_NOT_FOUND: no history"}"#, count: 1,
+                                contentType: "application/json")
         let (_, historyless) = try await verify("https://sealtrust.io/p/SN-00046", on: station, id: "SN-00046")
         panel = try await page.waitForProductPanel(scanID: try #require(historyless["scan_id"]?.stringValue))
         try await page.screenshot(to: output + "/\(language)-panel-identified-no-history.png")
@@ -159,6 +160,34 @@ struct ProductPanelTests {
         let lastScan = try #require(last["scan_id"]?.stringValue)
         _ = try await page.waitForProductPanel(scanID: lastScan)
         #expect(try await page.productPanelsShown() == [lastScan])
+    }
+
+    /// Two parts the API refused for a while (429): each line says which part it is, and the page asks once more after
+    /// the wait while the verdict is still shown, which brings them.
+    @Test func partsThatCouldNotBeReadSayWhichAndComeBackAfterTheWait() async throws {
+        let rig = try StationRig(hold: 60)
+        let browser = try Chromium()
+        let page = try await browser.open(rig.pageURL)
+        _ = try await page.waitForOutcome("idle")
+        let station = try await rig.connect()
+        defer { station.close() }
+        for path in ["/certificate/", "/history/"] {
+            try await rig.api.fault(path: path, status: 429, body: #"{"detail":"RATE_LIMITED: slow down"}"#, count: 1,
+                                    contentType: "application/json", headers: ["Retry-After": "2"])
+        }
+        let (_, verdict) = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "limited")
+        let scanID = try #require(verdict["scan_id"]?.stringValue)
+        let limited = try await page.waitForProductPanel(scanID: scanID)
+        try await page.screenshot(to: testOutputDirectory() + "/en-panel-parts-limited.png")
+        let wait = "Too many requests right now: this part will be back in 2 seconds."
+        #expect(limited.certificate == "Certificate: " + wait && limited.historyFailure == "History: " + wait, "\(limited)")
+
+        let again = try await page.waitFor("document.getElementById('pp-history').childElementCount > 0", timeout: .seconds(15))
+        let panel = try await page.productPanel()
+        #expect(again.outcome == "identified" && panel.scanID == scanID, "\(again) \(panel)")
+        #expect(panel.certificate == "Certificate of authenticity: valid." && panel.historyFailure == "" && !panel.history.isEmpty, "\(panel)")
+        let asked = try await rig.api.requests().filter { $0.path.hasPrefix("/history/") }.count
+        #expect(asked == 2, "asked once more, not again and again: \(asked)")
     }
 
     /// The daemon's own `passport` answer for a scan, to hold the page to.

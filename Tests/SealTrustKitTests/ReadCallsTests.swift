@@ -133,6 +133,23 @@ struct ReadCallsTests {
         }
     }
 
+    /// A 404 says "not known" only with the API's error object (`{"detail": ...}`); any other 404 is not the API's
+    /// answer (sealtrust-api.md): a decoding failure that names the status, which the station's operator hears of.
+    @Test func aBare404IsNotTheAPIsNotFound() async throws {
+        try await withSandbox { sandbox in
+            let client = makeClient(sandbox)
+            let known = await sealTrustError { try await client.passport(identifier: "0x00") }
+            #expect(known?.httpStatus == 404 && known?.code == "PASSPORT_NOT_FOUND")
+            for (body, type) in [("<html><body>404 Not Found</body></html>", "text/html"), ("", "text/plain"), ("{}", "application/json"),
+                                 ("[\"detail\"]", "application/json")] {
+                try await sandbox.fault(path: "/history/", status: 404, body: body, count: 1, contentType: type)
+                let bare = await sealTrustError { try await client.history(identifier: Catalogue.chronograph) }
+                #expect(bare?.httpStatus == nil && bare?.kind == "decoding", "\(body): \(String(describing: bare))")
+                #expect(bare?.detailText?.contains("HTTP 404") == true, "\(String(describing: bare?.detailText))")
+            }
+        }
+    }
+
     @Test func historyOfAnotherShapeIsADecodingError() async throws {
         let bodies = [
             "{\"identifier\": \"x\"}",

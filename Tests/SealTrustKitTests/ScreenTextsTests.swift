@@ -51,6 +51,18 @@ struct ScreenTextsTests {
         #expect(!ScreenTexts.french.noAnchoringInformation.lowercased().contains("jamais"))
     }
 
+    /// A history kind the station does not know says its own words, which tell a buyer more than "Recorded in the
+    /// product's history."; a kind with no words to show gets a sentence that says so.
+    @Test func anUnknownHistoryKindSaysItsOwnWords() {
+        #expect(ScreenTexts.english.historyText(kind: "repair_logged") == "Recorded in the product's history as \u{201C}repair logged\u{201D}.")
+        #expect(ScreenTexts.french.historyText(kind: "repair_logged") == "Inscrit dans l'historique du produit comme \u{AB}\u{A0}repair logged\u{A0}\u{BB}.")
+        #expect(ScreenTexts.english.historyText(kind: "minted") == "Registered by its brand.")
+        for unnamed in ["", "___", "a\u{1B}[2J", String(repeating: "x", count: 61), "<b>bold</b>"] {
+            #expect(ScreenTexts.english.historyText(kind: unnamed) == "Recorded in the product's history, of a kind this station cannot name.",
+                    "\(unnamed.debugDescription)")
+        }
+    }
+
     @Test func sealTextFollowsThePolicy() {
         let texts = ScreenTexts.english
         #expect(texts.sealText(for: SealDisplay(status: .intact, policy: .inform)) == texts.sealIntact)

@@ -77,7 +77,7 @@ import VerdictSocket
         let history = answer["history"]?.arrayValue ?? []
         #expect(history.map { $0["kind"] } == ["repair_logged", "ownership_transfer", "minted"])
         #expect(history.first?["at"] == "2025-09-14T16:45:12.250Z", "as the server wrote it")
-        #expect(history.first?["message"] == .string(Self.english.historyOtherEvent), "a kind the station does not know")
+        #expect(history.first?["message"] == "Recorded in the product's history as \u{201C}repair logged\u{201D}.", "a kind the station does not know")
         #expect(history.last?["message"] == "Registered by its brand.")
         #expect(answer["message"] == .string(Self.english.passportNotice))
         // The scan's call by the serial, then the four reads by the identifier; the PDF is never fetched.

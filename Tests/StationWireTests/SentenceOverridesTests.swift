@@ -36,6 +36,25 @@ struct SentenceOverridesTests {
         }
     }
 
+    static let syntaxErrors: [(bytes: [UInt8], reason: String)] = [
+        (Array("{\"en\": {\n  \"authentic\": \"Genuine.\",\n}}".utf8), "line 3, column 1: a comma before '}'"),
+        (Array("{\"en\": {\"authentic\": \"Genuine.\"}\n\"fr\": {}}".utf8), "line 2, column 1: expected ',' or '}'"),
+        ([0xEF, 0xBB, 0xBF] + Array("{}".utf8), "begins with a UTF-8 byte order mark"),
+        (Array("{\"en\":\n {\"authentic\": \"Gen".utf8) + [0xFF] + Array("\"}}".utf8), "invalid UTF-8 at byte 27 (line 2, column 20): 0xFF"),
+    ]
+
+    /// A syntax error is said with its line and column, a byte order mark and bytes that are not UTF-8 by name: never
+    /// "not a JSON object", which sends an operator looking for what is not wrong.
+    @Test(arguments: syntaxErrors)
+    func aSyntaxErrorSaysWhereItIs(bytes: [UInt8], reason: String) {
+        do {
+            _ = try SentenceOverrides.read(bytes)
+            Issue.record("accepted \(bytes)")
+        } catch {
+            #expect(error.description.contains(reason), "\(error.description)")
+        }
+    }
+
     @Test func aSentenceOverAThousandBytesOrAFileOver256KiBIsRefused() {
         #expect(throws: SentenceOverrides.Refusal.self) { try Self.read(#"{"en": {"authentic": "\#(String(repeating: "a", count: 1_001))"}}"#) }
         #expect(throws: SentenceOverrides.Refusal.self) { try SentenceOverrides.read([UInt8](repeating: 0x20, count: 256 * 1024 + 1)) }

@@ -110,6 +110,29 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: installed("/usr/local/share/man/man8/sealtrust-mqtt.8")))
     }
 
+    /// The kiosk bridge has an options file as the MQTT bridge does: its unit starts the installed binary with the
+    /// file's flags, and the file, kept on a re-install, says how (`--listen`, `--lang`, `--texts`, `--theme`).
+    @Test func theKioskBridgeInstallsWithItsOptionsFile() throws {
+        let install = try make("install-files", ["SYSCONFDIR=/usr/local/etc"])
+        try #require(install.status == 0, "\(install.output)")
+        let unit = try UnitFile(path: installed("/usr/local/lib/systemd/system/sealtrust-kiosk.service"))
+        #expect(unit.value("ExecStart", in: "Service") == "/usr/local/bin/sealtrust-kiosk $SEALTRUST_KIOSK_OPTIONS")
+        let options = try #require(unit.value("EnvironmentFile", in: "Service"))
+        #expect(options == "/usr/local/etc/sealtrust-kiosk/kiosk.conf")
+        let example = try String(contentsOfFile: installed(options), encoding: .utf8)
+        let assignment = try #require(example.split(separator: "\n").first { $0.hasPrefix("SEALTRUST_KIOSK_OPTIONS=") })
+        // The example's options are the bridge's own defaults, and the bridge takes them.
+        let flags = assignment.dropFirst("SEALTRUST_KIOSK_OPTIONS=".count).split(separator: " ").map(String.init)
+        let help = try runCommand(products + "/sealtrust-kiosk", flags + ["--version"])
+        #expect(help.status == 0 && !flags.isEmpty, "\(flags): \(help.output)")
+        for flag in ["--listen", "--lang", "--texts", "--theme"] { #expect(example.contains(flag), "\(flag) is not explained") }
+
+        try "SEALTRUST_KIOSK_OPTIONS=--lang fr\n".write(toFile: installed(options), atomically: true, encoding: .utf8)
+        let again = try make("install-files", ["SYSCONFDIR=/usr/local/etc"])
+        #expect(again.status == 0 && again.output.contains("kept /usr/local/etc/sealtrust-kiosk/kiosk.conf"), "\(again.output)")
+        #expect(try String(contentsOfFile: installed(options), encoding: .utf8) == "SEALTRUST_KIOSK_OPTIONS=--lang fr\n")
+    }
+
     /// What an operator gets right after `make install`: the installed binary starts on the example configuration,
     /// tells systemd it is ready, serves the hello, and stops cleanly on SIGTERM.
     @Test func theInstalledDaemonStartsWithTheExampleConfiguration() throws {
@@ -197,17 +220,21 @@ import Testing
             .filter { (try? FileManager.default.attributesOfItem(atPath: stage + "/" + $0)[.type] as? FileAttributeType) != .typeDirectory }
             .map { "/" + $0 } ?? [])
         #expect(files.filter { $0.hasPrefix("/etc/") }.sorted()
-                == ["/etc/sealtrust-mqtt/credentials", "/etc/sealtrust-mqtt/mqtt.conf", "/etc/sealtrust-scand/scand.conf", "/etc/sealtrust-scand/token"])
+                == ["/etc/sealtrust-kiosk/kiosk.conf", "/etc/sealtrust-mqtt/credentials", "/etc/sealtrust-mqtt/mqtt.conf",
+                    "/etc/sealtrust-scand/scand.conf", "/etc/sealtrust-scand/token"])
         for expected in ["/usr/lib/udev/rules.d/70-sealtrust-scand.rules", "/usr/lib/modprobe.d/sealtrust-scand-blacklist.conf",
                          "/usr/lib/modules-load.d/sealtrust-scand.conf", "/usr/share/polkit-1/rules.d/50-sealtrust-scand.rules",
                          "/usr/lib/sysusers.d/sealtrust-scand.conf", "/usr/lib/systemd/system/sealtrust-scand.service",
                          "/usr/share/doc/sealtrust-scand/scand.conf.example", "/usr/share/doc/sealtrust-scand/README.md",
+                         "/usr/share/doc/sealtrust-scand/docs/scanners.md", "/usr/share/doc/sealtrust-scand/docs/daemon.md",
+                         "/usr/share/man/man5/sealtrust-texts.5",
                          "/usr/share/man/man5/scand.conf.5", "/usr/share/man/man7/sealtrust-scand-protocol.7",
                          "/usr/bin/sealtrust-mqtt", "/usr/lib/systemd/system/sealtrust-mqtt.service", "/usr/lib/sysusers.d/sealtrust-mqtt.conf",
                          "/usr/share/man/man8/sealtrust-mqtt.8", "/usr/bin/sealtrust-kiosk", "/usr/share/man/man8/sealtrust-kiosk.8"] {
             #expect(files.contains(expected), "\(expected) is missing from \(files.sorted())")
         }
-        #expect(files.allSatisfy { $0.hasPrefix("/usr/") || $0.hasPrefix("/etc/sealtrust-scand/") || $0.hasPrefix("/etc/sealtrust-mqtt/") },
+        #expect(files.allSatisfy { $0.hasPrefix("/usr/") || $0.hasPrefix("/etc/sealtrust-scand/") || $0.hasPrefix("/etc/sealtrust-mqtt/")
+                                   || $0.hasPrefix("/etc/sealtrust-kiosk/") },
                 "\(files.sorted())")
     }
 }

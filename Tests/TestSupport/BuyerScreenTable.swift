@@ -18,13 +18,13 @@ public enum BuyerScreenTable {
         Base(outcome: "identified", tone: "identified", icon: "\u{2139}\u{FE0E}", signal: "informational", panel: true),
         Base(outcome: "replay", tone: "alert", icon: "!", signal: "alarm", panel: false),
         Base(outcome: "invalid_signature", tone: "alert", icon: "!", signal: "alarm", panel: false),
-        Base(outcome: "minting_in_progress", tone: "neutral", icon: "i", signal: "caution", panel: false),
-        Base(outcome: "never_registered", tone: "neutral", icon: "i", signal: "caution", panel: false),
-        Base(outcome: "unreadable_link", tone: "neutral", icon: "i", signal: "caution", panel: false),
+        Base(outcome: "minting_in_progress", tone: "neutral", icon: "\u{2026}", signal: "caution", panel: false),
+        Base(outcome: "never_registered", tone: "neutral", icon: "\u{2205}", signal: "caution", panel: false),
+        Base(outcome: "unreadable_link", tone: "neutral", icon: "\u{21BA}", signal: "caution", panel: false),
         Base(outcome: "too_many_calls", tone: "unavailable", icon: "\u{21BB}", signal: "caution", panel: false),
         Base(outcome: "failure", tone: "unavailable", icon: "\u{21BB}", signal: "caution", panel: false),
-        Base(outcome: "not_found", tone: "neutral", icon: "i", signal: "caution", panel: false),
-        Base(outcome: "not_sealtrust", tone: "neutral", icon: "i", signal: "caution", panel: false),
+        Base(outcome: "not_found", tone: "neutral", icon: "?", signal: "caution", panel: false),
+        Base(outcome: "not_sealtrust", tone: "neutral", icon: "\u{2298}", signal: "caution", panel: false),
     ]
 
     /// The seal as a verdict carries it: none, or a status and the brand's policy.

@@ -89,7 +89,8 @@ import VerdictSocket
     }
 
     @Test(arguments: [
-        [], ["watch", "extra"], ["replay"], ["replay", "--since", "-1"], ["replay", "--since", "ten"], ["verify"],
+        [], ["watch", "extra"], ["replay"], ["replay", "--since", "-1"], ["replay", "--since", "ten"], ["verify"], ["verify", ""],
+        ["verify", "--", ""],
         ["status", "--colour"], ["dance"], ["--socket"],
     ])
     func badUsageIsExitTwo(_ arguments: [String]) throws {

@@ -29,7 +29,7 @@ final class Bridge: Sendable {
         let socket = try! ListeningSocket.bind(ListenAddress("127.0.0.1:0")!)
         port = socket.port
         hosts = AllowedHosts(listen: ListenAddress("127.0.0.1:\(socket.port)")!, extra: ["kiosk.example"])
-        let routes = KioskRoutes(holdSeconds: 8, hosts: hosts, hub: hub,
+        let routes = KioskRoutes(pages: KioskPages(holdSeconds: 8), hosts: hosts, hub: hub,
                                  station: StationState(version: "0.1.0"), desk: PassportDesk(), resume: { _ in })
         let resumed = resumed
         server = try! HTTPServer(socket: socket, answer: { request in

@@ -87,4 +87,22 @@ extension BrowserPage {
     public func waitForOutcome(_ outcome: String, timeout: Duration = .seconds(15)) async throws -> KioskScreen {
         try await waitFor("v.dataset.outcome === '\(outcome)'", timeout: timeout)
     }
+
+    /// Marks the document the tab holds now, for `waitForNewDocument`.
+    public func markDocument() async throws {
+        try await evaluate("window.kioskHarnessMark = true")
+    }
+
+    /// Waits until the tab holds a document other than the one marked (the page loaded itself again), loaded; then
+    /// reads the screen. A reload has no event a test can wait on across it: the old document's are gone with it.
+    public func waitForNewDocument(timeout: Duration = .seconds(20)) async throws -> KioskScreen {
+        let deadline = ContinuousClock.now + timeout
+        let loaded = "window.kioskHarnessMark === undefined && document.readyState === 'complete' && document.getElementById('verdict') !== null"
+        while ContinuousClock.now < deadline {
+            // While the tab navigates, an evaluation may fail with its context: asked again.
+            if (try? await evaluate(loaded, timeout: .seconds(5))) == .bool(true) { return try await screen() }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw BrowserError("the page did not load itself again within \(timeout)")
+    }
 }

@@ -22,12 +22,15 @@ public final class StationRig: @unchecked Sendable {
     private let kioskLanguage: String?
     private let hold: Int
     private let kioskArguments: [String]
+    /// The daemon's `--config`, which holds its `lang` in place of the flag: a reload may change it.
+    private let configFile: String?
 
     /// `language`: the daemon's, and the bridge's `--lang` unless `kioskFollowsDaemon`; `journalEvents`: verdicts
     /// already in the journal when the daemon starts (seq 1 to that); `kioskArguments`, `daemonArguments`: more options
-    /// for the bridge and the daemon.
+    /// for the bridge and the daemon; `languageInConfigFile`: the daemon's `lang` in a configuration file, which
+    /// `reloadDaemon(language:)` changes.
     public init(language: String = "en", kioskFollowsDaemon: Bool = false, hold: Int = 8, journalEvents: Int = 0,
-                kioskArguments: [String] = [], daemonArguments: [String] = []) throws {
+                kioskArguments: [String] = [], daemonArguments: [String] = [], languageInConfigFile: Bool = false) throws {
         self.daemonArguments = daemonArguments
         api = try SandboxAPI.start()
         directory = try makeScratchDirectory("kiosk-test")
@@ -35,7 +38,10 @@ public final class StationRig: @unchecked Sendable {
         socketPath = directory + "/scand.sock"
         cameraPath = directory + "/camera.y4m"
         self.language = language
-        daemon = try Self.startDaemon(api: api, directory: directory, camera: cameraPath, language: language, extra: daemonArguments)
+        configFile = languageInConfigFile ? directory + "/scand.conf" : nil
+        if let configFile { try "lang = \(language)\n".write(toFile: configFile, atomically: true, encoding: .utf8) }
+        daemon = try Self.startDaemon(api: api, directory: directory, camera: cameraPath, language: language, configFile: configFile,
+                                      extra: daemonArguments)
         kioskLanguage = kioskFollowsDaemon ? nil : language
         self.hold = hold
         self.kioskArguments = kioskArguments
@@ -85,22 +91,32 @@ public final class StationRig: @unchecked Sendable {
     }
 
     /// Stops the bridge and starts it again on the same port, as an upgrade or a crash would: the pages open reconnect
-    /// with their `Last-Event-ID`.
-    public func restartKiosk() throws {
+    /// with their `Last-Event-ID`. `arguments`: the bridge's new options in place of the rig's (a new `--texts`, say).
+    public func restartKiosk(arguments: [String]? = nil) throws {
         let port = kiosk.port
         _ = kiosk.stop()
-        kiosk = try KioskProcess(socketPath: socketPath, language: kioskLanguage, hold: hold, arguments: kioskArguments, port: port)
+        kiosk = try KioskProcess(socketPath: socketPath, language: kioskLanguage, hold: hold, arguments: arguments ?? kioskArguments, port: port)
         try waitUntilTheBridgeIsOnline()
     }
 
     /// Starts the daemon again on the same socket and journal.
     public func startDaemon() throws {
-        daemon = try Self.startDaemon(api: api, directory: directory, camera: cameraPath, language: language, extra: daemonArguments)
+        daemon = try Self.startDaemon(api: api, directory: directory, camera: cameraPath, language: language, configFile: configFile,
+                                      extra: daemonArguments)
     }
 
-    private static func startDaemon(api: SandboxAPI, directory: String, camera: String, language: String, extra: [String]) throws -> ScanDaemon {
-        try ScanDaemon(api: api, camera: "y4m:\(camera)", station: "kiosk-test", logLevel: "warning",
-                       extra: ["--lang", language, "--latitude", "48.85", "--longitude", "2.35"] + extra, directory: directory)
+    /// Writes `lang = language` in the daemon's configuration file and reloads it (SIGHUP), as `systemctl reload` does.
+    public func reloadDaemon(language: String) throws {
+        guard let configFile else { throw HarnessError("the rig's daemon has its language on the command line") }
+        try "lang = \(language)\n".write(toFile: configFile, atomically: true, encoding: .utf8)
+        daemon.process.signal(SIGHUP)
+    }
+
+    private static func startDaemon(api: SandboxAPI, directory: String, camera: String, language: String, configFile: String?,
+                                    extra: [String]) throws -> ScanDaemon {
+        let languageFrom = configFile.map { ["--config", $0] } ?? ["--lang", language]
+        return try ScanDaemon(api: api, camera: "y4m:\(camera)", station: "kiosk-test", logLevel: "warning",
+                              extra: languageFrom + ["--latitude", "48.85", "--longitude", "2.35"] + extra, directory: directory)
             .waitUntilListening()
     }
 
@@ -111,6 +127,13 @@ public final class StationRig: @unchecked Sendable {
 
     /// The page's address.
     public var pageURL: String { kiosk.base + "/" }
+
+    /// The station's page in a headless Chromium of its own (the page holds its browser), once it shows idle.
+    public func idlePage() async throws -> BrowserPage {
+        let page = try await Chromium().open(pageURL)
+        _ = try await page.waitForOutcome("idle")
+        return page
+    }
 
     /// Shows the camera a code that cannot be read (binary, not UTF-8): the daemon publishes a `read_error`.
     public func showUnreadableCode() throws {
