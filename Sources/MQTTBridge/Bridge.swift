@@ -224,6 +224,7 @@ final class Bridge: BrokerObserver, Service, Sendable {
                                           caFile: options.caFile, certificate: options.certificate, key: options.key,
                                           willTopic: names.status, subscriptions: [names.replay])
             settings.retainedWanted = false
+            settings.subscriptionQoS = 0
             settings.firstVersion = options.mqttVersion
             let made = BrokerLink(settings: settings, observer: self)
             current = made

@@ -312,7 +312,9 @@ private final class SessionContext: Sendable {
                 // MQTT 5: no retained message at subscription when none is wanted (3.1.1 has no such option).
                 let options = !link.settings.retainedWanted && context.protocolVersion == Int32(MQTT_PROTOCOL_V5)
                     ? Int32(MQTT_SUB_OPT_SEND_RETAIN_NEVER.rawValue) : 0
-                for pattern in link.settings.subscriptions { mosquitto_subscribe_v5(mosq, nil, pattern, 1, options, nil) }
+                for pattern in link.settings.subscriptions {
+                    mosquitto_subscribe_v5(mosq, nil, pattern, link.settings.subscriptionQoS, options, nil)
+                }
             }
         }
         mosquitto_publish_v5_callback_set(handle.pointer) { _, context, mid, reason, _ in

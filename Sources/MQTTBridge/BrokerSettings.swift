@@ -9,8 +9,13 @@ struct BrokerSettings: Sendable {
     let key: String?
     /// The retained `{"state":"offline"}` the broker publishes when the connection dies (nil: no will).
     let willTopic: String?
-    /// Subscribed at each connection, at QoS 1: the bridge's replay requests, the `watch` command's topics.
+    /// Subscribed at each connection, at `subscriptionQoS`: the bridge's replay requests, the `watch` command's topics.
     let subscriptions: [String]
+    /// 1 for the watch's events. The bridge takes its replay requests at 0: its session is clean, so QoS 1 keeps
+    /// nothing across a reconnect that 0 loses (the watch asks again when unanswered), while RabbitMQ keeps a QoS 1
+    /// subscription of a clean session in a durable queue on the node it was made on, and refuses the subscription on
+    /// every other node while that one is down: the bridge could not fail over until it came back.
+    var subscriptionQoS: Int32 = 1
     /// Whether retained messages are wanted on them (the watch's statuses); when not, an MQTT 5 broker is asked not to
     /// send them, and those that still come are the observer's to drop.
     var retainedWanted = true
