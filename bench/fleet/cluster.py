@@ -18,7 +18,7 @@ engine and the bridges delivered), at the watch before and after repair, repeats
 stations of the killed node, the time from its death until each bridge's session on another node is accepted
 and until that node acknowledges its first event (both from the bridge's STATUS=, once a second); the bridges' memory.
 """
-import argparse, json, os, selectors, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
+import argparse, datetime, json, os, selectors, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fleet  # noqa: E402  (Station, Subscriber and the helpers of the one-broker benchmark)
@@ -110,8 +110,10 @@ class RabbitCluster:
                        RABBITMQ_LOG_BASE=d + "/log", RABBITMQ_PID_FILE=d + "/rabbit.pid",
                        RABBITMQ_ENABLED_PLUGINS_FILE=d + "/enabled_plugins", RABBITMQ_ENABLED_PLUGINS="rabbitmq_mqtt",
                        RABBITMQ_PLUGINS_EXPAND_DIR=d + "/plugins-expand", RABBITMQ_FEATURE_FLAGS_FILE=d + "/feature_flags",
-                       # two cores shared with the fleet: no busy-waiting schedulers
-                       RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="+sbwt none +sbwtdcpu none +sbwtdio none")
+                       # two cores shared with the fleet: no busy-waiting schedulers; the nodes' distribution on
+                       # loopback only
+                       RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="+sbwt none +sbwtdcpu none +sbwtdio none "
+                                                           "-kernel inet_dist_use_interface {127,0,0,1}")
         return env
 
     def start(self, node):
@@ -234,7 +236,9 @@ def measure(args, cluster, started, root):
                 for line in text.split("\n"):
                     if line.startswith("STATUS="):
                         key.data.statuses.append((time.monotonic(), line[7:]))
+                        key.data.wall_statuses.append((time.time(), line[7:]))
     for station in stations:
+        station.wall_statuses = []
         station.connect()
         station.start_bridge(notify)
         started += [station.reference, station.bridge]
@@ -251,7 +255,7 @@ def measure(args, cluster, started, root):
     time.sleep(1)
     killed = nodes[KILLED]
     killed.kill()
-    died = time.monotonic()
+    died, died_wall = time.monotonic(), time.time()
     time.sleep(args.outage)
     start_node(cluster, killed)
     back = time.monotonic()
@@ -349,6 +353,31 @@ def measure(args, cluster, started, root):
         before = max((acked(text) for at, text in station.statuses if at <= died), default=0)
         return next((at - died for at, text in station.statuses if at > died and text.startswith("online") and acked(text) > before),
                     float("inf"))
+    # The reference: how long the engine took to acknowledge anyone's event meanwhile. For the stations that stayed on
+    # their node, each STATUS= whose acked seq moved in the 10 s after the death gives the age of the event it
+    # reached (now minus its `at` in the journal): the PUBACK delay of a bridge that never moved.
+    def journal_times(station):
+        times = {}
+        for name in sorted(os.listdir(station.dir + "/journal")):
+            with open(os.path.join(station.dir, "journal", name), "rb") as f:
+                for line in f:
+                    event = json.loads(line)
+                    stamp = event["at"].replace("Z", "+00:00")
+                    times[event["seq"]] = datetime.datetime.fromisoformat(stamp).timestamp()
+        return times
+    delays = []
+    for station in (s for s in stations if s.node != KILLED):
+        times, last = journal_times(station), None
+        for at, text in station.wall_statuses:
+            seq = acked(text)
+            if last is not None and seq > last and died_wall < at <= died_wall + 10 and seq in times:
+                delays.append(at - times[seq])
+            last = seq
+    stayed_again = sorted(publishing_again(s) for s in stations if s.node != KILLED)
+    result["stayed_next_puback_s_p50"], result["stayed_next_puback_s_max"] = round(statistics.median(stayed_again), 1), round(stayed_again[-1], 1)
+    if delays:
+        delays.sort()
+        result["stayed_puback_delay_s_p50"], result["stayed_puback_delay_s_max"] = round(statistics.median(delays), 1), round(delays[-1], 1)
     online = sorted(online_elsewhere(s) for s in moved)
     again = sorted(publishing_again(s) for s in moved)
     if moved:
@@ -375,12 +404,22 @@ def main():
     parser.add_argument("--no-repair", action="store_true", help="no watch: the persistent subscriber's view alone")
     parser.add_argument("--dir", default="/dev/shm", help="where each run's temporary folder is made (the nodes' data: in memory, as bench-fleet's mosquitto)")
     parser.add_argument("--keep", action="store_true", help="keep each run's folder (the nodes' logs and data, the bridges' logs)")
+    parser.add_argument("--check", type=float, metavar="SECONDS",
+                        help="exit 1 unless every run has 0 missing before and after repair and every station of the killed "
+                             "node publishes again within SECONDS of its death (make test-fleet-cluster)")
     args = parser.parse_args()
     import resource
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    failed = []
     for number in range(1, args.runs + 1):
         result = run(args)
+        if args.check is not None:
+            failed += [f"run {number}: {what}" for what, bad in [
+                ("events missing before repair", result["subscriber_missing_bridge_events"] > 0),
+                ("events missing after repair", result.get("missing_after_repair", 0) > 0),
+                (f"a station of the killed node published again only after {result.get('publishing_again_s_max')} s",
+                 result.get("publishing_again_s_max", float("inf")) > args.check)] if bad]
         print(json.dumps(result), flush=True)
         print(f"run {number}: missing before repair {result['subscriber_missing_bridge_events']}", flush=True)
         if "missing_after_repair" in result:
@@ -388,6 +427,12 @@ def main():
         if "publishing_again_s_max" in result:
             print(f"run {number}: publishing again within {result['publishing_again_s_max']} s of the node's death "
                   f"(p50 {result['publishing_again_s_p50']} s, {result['stations_on_killed_node']} stations)", flush=True)
+        if "stayed_puback_delay_s_max" in result:
+            print(f"run {number}: reference, the stations that stayed: an event acknowledged {result['stayed_puback_delay_s_p50']} s "
+                  f"(p50), {result['stayed_puback_delay_s_max']} s (max) after it was journaled, in the 10 s after the death", flush=True)
+
+    if failed:
+        raise SystemExit("bench-fleet-cluster: " + "; ".join(failed))
 
 
 if __name__ == "__main__":
