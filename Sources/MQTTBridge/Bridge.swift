@@ -295,4 +295,6 @@ final class Bridge: BrokerObserver, Service, Sendable {
     func brokerMessage(topic: String, payload: [UInt8], retained: Bool) {
         handle(.brokerMessage(topic: topic, payload: payload, retained: retained))
     }
+
+    var mayLeave: Bool { core.withLock { $0.rules.nothingInFlight } }
 }

@@ -183,6 +183,9 @@ struct BridgeRules: Sendable {
     /// A message that is not an event may be handed over now.
     var hasRoomForOther: Bool { window.hasRoomForOther }
 
+    /// Every event handed to the session is acknowledged: it may be left without sending any again.
+    var nothingInFlight: Bool { window.inFlight == 0 }
+
     /// The resend that is due, if any: follow the daemon again from the acknowledged seq.
     mutating func takeResend() -> [BridgeEffect] {
         window.takeResend().map { resend(from: $0) } ?? []

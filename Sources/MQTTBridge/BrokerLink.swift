@@ -14,7 +14,8 @@ import Synchronization
 ///
 /// With several brokers (`--url` repeated), a failed or lost one is followed at once by the next, and the back-off
 /// waits only once every broker has failed in turn; on a later broker, the first is tried every
-/// `returnCheckInterval` (`BrokerProbe`), and once it answers the session ends cleanly and the link goes back to it.
+/// `returnCheckInterval` (`BrokerProbe`), and once it answers, and what this session was handed is acknowledged
+/// (`BrokerObserver.mayLeave`, `returnDrainLimit` at most), the session ends cleanly and the link goes back to it.
 /// Each session sets its will and its status on the broker it is with.
 final class BrokerLink: Sendable {
     private struct Live: Sendable {
@@ -181,14 +182,21 @@ final class BrokerLink: Sendable {
         let started = ContinuousClock.now
         firstAnswers.store(false, ordering: .sequentiallyConsistent)
         if index > 0 { watchForTheFirst(during: session) }
+        /// When the first was found answering again: the session is left once the observer may leave it, or after
+        /// `returnDrainLimit`.
+        var firstAnsweredAt: ContinuousClock.Instant?
         while true {
             if isStopping {
                 closeCleanly(handle, context: context)
                 return .stopped
             }
             if context.accepted && firstAnswers.load(ordering: .sequentiallyConsistent) {
-                closeCleanly(handle, context: context)
-                return .returning
+                let since = firstAnsweredAt ?? ContinuousClock.now
+                firstAnsweredAt = since
+                if observer.mayLeave || ContinuousClock.now - since >= settings.returnDrainLimit {
+                    closeCleanly(handle, context: context)
+                    return .returning
+                }
             }
             do {
                 try handle.loop(milliseconds: 250)

@@ -27,6 +27,9 @@ struct BrokerSettings: Sendable {
     let connackTimeout: Duration = .seconds(10)
     /// On a later broker, how often the first is tried again (a TCP connection), to go back to it.
     let returnCheckInterval: Duration = .seconds(10)
+    /// Once the first answers again, the later broker is left when what it was handed is acknowledged
+    /// (`BrokerObserver.mayLeave`), or after this at the latest.
+    let returnDrainLimit: Duration = .seconds(60)
 
     /// MQTT 5 falls back to 3.1.1 on a broker that refuses it; 3.1.1 is for one that drops the connection instead of
     /// refusing (RabbitMQ before 3.13): such a drop looks like a dying broker, so it is not taken as a refusal.
@@ -53,4 +56,8 @@ protocol BrokerObserver: Sendable {
     func brokerUnavailable(reason: String, next: BrokerAddress, retryIn: Duration)
     /// A message on the subscription; `retained`: one the broker kept, not one published now.
     func brokerMessage(topic: String, payload: [UInt8], retained: Bool)
+    /// Whether the session on a later broker may end now for the first, which answers again: not while events handed
+    /// to it wait for their PUBACKs, which a new session would send again (on a cluster, to the same engine, which a
+    /// node's death has left behind: every moved station's events twice).
+    var mayLeave: Bool { get }
 }

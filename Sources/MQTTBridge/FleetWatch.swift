@@ -147,6 +147,9 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
 
     func brokerAcknowledged(mid: Int32, session: Int, reasonCode: Int32) {}
 
+    /// The watch publishes only replay requests, which it asks again when unanswered.
+    var mayLeave: Bool { true }
+
     func brokerUnavailable(reason: String, next: BrokerAddress, retryIn: Duration) {
         bridgeLog.error("broker: \(reason.printable); trying \(next) in \(retryIn.components.seconds) s")
     }

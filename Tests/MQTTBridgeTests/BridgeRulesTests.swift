@@ -119,8 +119,11 @@ import Testing
         #expect(rules.acknowledgedSeq == 1)
         #expect(rules.admit(seq: 4, type: .event(.scan)) == .stale)
         #expect(Self.publish(2, mid: 1, session: 2, in: &rules) == .publish(topic: "sealtrust/dock-7/event/scan"))
+        // The first broker answering again is gone back to only once this session has acknowledged what it took.
+        #expect(!rules.nothingInFlight)
         _ = rules.handle(.brokerAcknowledged(mid: 1, session: 2, refusal: nil), at: Self.at(3))
         #expect(rules.acknowledgedSeq == 2)
+        #expect(rules.nothingInFlight)
     }
 
     @Test func theTickSavesWhatMovedSaysASaveFailureOnceAndRefreshesTheRetainedStatus() throws {
