@@ -49,6 +49,9 @@ done
 if [ ${#units[@]} -gt 0 ] && command -v systemctl >/dev/null; then
     now=()
     [ -d /run/systemd/system ] && now=(--now)  # booted with systemd: stop as well
-    $SUDO systemctl disable --quiet "${now[@]}" "${units[@]}"
-    echo "install-deps: ${units[*]} not started and disabled (the tests and benchmarks run their own)"
+    if $SUDO systemctl disable --quiet "${now[@]}" "${units[@]}"; then
+        echo "install-deps: ${units[*]} not started and disabled (the tests and benchmarks run their own)"
+    else
+        echo "install-deps: ${units[*]} not started, but systemctl could not disable them at boot" >&2
+    fi
 fi
