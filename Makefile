@@ -21,7 +21,7 @@ build: deps
 # with a node killed (mk/mqtt.mk).
 test: deps test-sandbox
 	./scripts/declared-imports.py $(SWIFT)
-	./scripts/architecture-claims.py
+	./scripts/architecture-claims.py $(SWIFT)
 	$(SWIFT) build --build-tests
 	./scripts/own-temporary-folder.sh ./scripts/leaves-system-pcscd-alone.sh $(SWIFT) test --no-parallel
 	$(MAKE) --no-print-directory test-fleet-cluster

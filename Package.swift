@@ -80,7 +80,7 @@ let package = Package(
                 "POSIXSupport", "StationWire",
             ]
         ),
-        .executableTarget(name: "sealtrust-scanctl", dependencies: ["JSONCore", "Logging", "StationWire", "POSIXSupport", "ProductVersion"]),
+        .executableTarget(name: "sealtrust-scanctl", dependencies: ["JSONCore", "Logging", "StationWire", "StationClient", "POSIXSupport", "ProductVersion"]),
 
         // A client of the daemon's socket for bridges: lines, commands, replay with reconnects.
         .target(name: "StationClient", dependencies: ["JSONCore", "StationWire", "POSIXSupport"]),

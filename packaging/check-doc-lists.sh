@@ -9,9 +9,9 @@ cd "$(dirname "$0")/.."
 status=0
 differ() { echo "check-doc-lists: $*" >&2; status=1; }
 
-# Depends and Recommends, one name a line: alternatives and versions dropped, debhelper's own and the C runtime's
-# (which every program needs) left out.
-relations="$(dpkg-deb -f "$deb" Depends Recommends | sed 's/^[A-Za-z-]*: //' | tr ',|' '\n\n' \
+# Depends and Recommends, one name a line: the first of alternatives kept (what apt installs), versions dropped,
+# debhelper's own and the C runtime's (which every program needs) left out.
+relations="$(dpkg-deb -f "$deb" Depends Recommends | sed 's/^[A-Za-z-]*: //' | tr ',' '\n' | sed 's/|.*//' \
     | sed 's/([^)]*)//g; s/:any//; s/^ *//; s/ *$//' | grep -v '^$' \
     | grep -vxE 'libc6|libgcc-s1|libstdc\+\+6|adduser|systemd-sysusers|init-system-helpers' | sort -u)"
 
@@ -22,12 +22,10 @@ for name in README.md docs/installing.md; do
     list="$readme_list"
     [ "$name" = README.md ] || list="$guide_list"
     [ -n "$list" ] || { differ "$name: no 'apt-get install' list of runtime packages found"; continue; }
-    # systemd runs it but is no Depends: every Debian 12 has it.
     while read -r package; do
         printf '%s\n' "$list" | grep -qxF "$package" || differ "$name leaves out $package, which the package depends on"
     done <<<"$relations"
     while read -r package; do
-        [ "$package" = systemd ] && continue
         printf '%s\n' "$relations" | grep -qxF "$package" || differ "$name lists $package, which the package does not depend on"
     done <<<"$list"
 done

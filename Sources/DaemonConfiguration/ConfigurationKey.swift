@@ -38,9 +38,9 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
     case journalMaxBytes = "journal-max-bytes"
     case journalMaxAge = "journal-max-age"
     case logLevel = "log-level"
+    case lane
 
-
-    var isRepeatable: Bool { self == .host || self == .scanner }
+    var isRepeatable: Bool { self == .host || self == .scanner || self == .camera || self == .lane }
 
     /// A value the configuration file gives, with a relative path made the file's folder's: under systemd the working
     /// directory is /, and `texts = texts.json` beside scand.conf means that file. A flag's path stays as given.
@@ -51,6 +51,14 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         switch self {
         case .socket, .journal, .tokenFile, .texts, .apiCA: return anchored(value)
         case .camera where value.hasPrefix("y4m:") && value.count > 4: return "y4m:" + anchored(String(value.dropFirst(4)))
+        case .lane:
+            // `lane NAME = SOURCE, ...`: each source as `camera` takes it, a stream's relative path the file's folder's.
+            guard let equals = value.firstIndex(of: "=") else { return value }
+            let sources = value[value.index(after: equals)...].split(separator: ",", omittingEmptySubsequences: false).map { part in
+                let source = ConfigurationKey.unquoted(part.trimmingWhitespace())
+                return source.hasPrefix("y4m:") ? ConfigurationKey.camera.anchoring(source, in: folder) : source
+            }
+            return value[..<equals] + "=" + sources.joined(separator: ",")
         default: return value
         }
     }
@@ -75,13 +83,29 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
             default: options.nfc = .matching(value)
             }
         case .camera:
+            // `parse` empties the default before the first `camera`, and refuses `none` beside another.
+            let camera: DaemonOptions.CameraSelection
             switch value {
-            case "auto": options.camera = .auto
-            case "none": options.camera = .none
-            case let path where path.hasPrefix("y4m:") && path.count > 4: options.camera = .y4m(String(path.dropFirst(4)))
-            case let device where device.hasPrefix("/"): options.camera = .device(device)
+            case "auto": camera = .auto
+            case "none": return
+            case let path where path.hasPrefix("y4m:") && path.count > 4: camera = .y4m(String(path.dropFirst(4)))
+            case let device where device.hasPrefix("/"): camera = .device(device)
             default: throw BadValue(reason: "expected auto, none, a device path such as /dev/video0, or y4m:PATH")
             }
+            // Two sources on one device would fight over it, and give every scan twice.
+            guard !options.cameras.contains(camera) else { throw BadValue(reason: "this camera is already named") }
+            options.cameras.append(camera)
+        case .lane:
+            let lane = try Lane(parsing: value)
+            if let other = options.lanes.first(where: { $0.name == lane.name }) {
+                throw BadValue(reason: "lane \(other.name) is already defined; list all its sources on one line")
+            }
+            for source in lane.sources {
+                if let other = options.lanes.first(where: { $0.sources.contains(source) }) {
+                    throw BadValue(reason: "\(source) is already in lane \(other.name): a source belongs to one lane at most")
+                }
+            }
+            options.lanes.append(lane)
         case .feedback:
             switch value {
             case "auto": options.feedback = true
@@ -127,6 +151,12 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
             guard let level = LogLevel(rawValue: value) else { throw BadValue(reason: "expected error, warning, info or debug") }
             options.logLevel = level
         }
+    }
+
+    /// `"a b"` or `'a b'` as `a b`: how people write a value with a space in a file.
+    static func unquoted(_ value: String) -> String {
+        guard value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first else { return value }
+        return String(value.dropFirst().dropLast())
     }
 
     private static func path(_ value: String) throws(BadValue) -> String {

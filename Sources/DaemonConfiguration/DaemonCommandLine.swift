@@ -20,14 +20,15 @@ public enum DaemonCommandLine {
         usage: sealtrust-scand [--config PATH] [--socket PATH] [--api-base URL] [--public-api-base URL]
                                [--api-timeout SECONDS]
                                [--api-proxy URL|none] [--api-ca FILE] [--api-keepalive SECONDS]
-                               [--nfc auto|none|NAME] [--camera auto|none|DEVICE|y4m:PATH]
+                               [--nfc auto|none|NAME] [--camera auto|none|DEVICE|y4m:PATH]...
                                [--feedback auto|none]
                                [--journal PATH] [--station ID] [--host NAME]... [--lang en|fr] [--texts PATH]
                                [--latitude DEG --longitude DEG] [--tier TIER] [--token-file PATH]
                                [--rescan-after SECONDS] [--scanner evdev:PATH|serial:PATH[@BAUD]]...
                                [--scanner-keymap us|de|fr] [--max-clients N] [--client-queue BYTES]
                                [--journal-max-bytes N] [--journal-max-age DAYS]
-                               [--log-level error|warning|info|debug] [--check-config] [--version] [--help]
+                               [--log-level error|warning|info|debug] [--lane NAME=SOURCE[,SOURCE...]]...
+                               [--check-config] [--version] [--help]
 
         Reads NFC tags, QR codes and handheld scanners, asks the SealTrust API for a verdict, and publishes
         scans and verdicts on a Unix socket. The configuration file holds `key = value`
@@ -104,6 +105,14 @@ public enum DaemonCommandLine {
         }
         options.configPath = configPath ?? (fileExists(defaultConfigPath) ? defaultConfigPath : nil)
         var seen: [String: String] = [:]
+        // The first `camera` replaces the default (auto); `none` is no camera, and goes with no other.
+        let cameraSettings = settings.filter { $0.key == ConfigurationKey.camera.rawValue }
+        if !cameraSettings.isEmpty { options.cameras = [] }
+        if cameraSettings.count > 1, let none = cameraSettings.first(where: { $0.value == "none" }) {
+            throw ConfigurationError(message: "\(none.location): camera none goes with no other camera")
+        }
+        /// Where each lane was defined.
+        var laneLocations: [String: String] = [:]
         for setting in settings {
             guard let key = ConfigurationKey(rawValue: setting.key) else {
                 throw ConfigurationError(message: "\(setting.location): unknown key '\(setting.key)'")
@@ -116,6 +125,15 @@ public enum DaemonCommandLine {
                 try key.apply(setting.value, to: &options)
             } catch {
                 throw ConfigurationError(message: "\(setting.location): bad value '\(setting.value)' for '\(setting.key)': \(error.reason)")
+            }
+            if key == .lane, let lane = options.lanes.last { laneLocations[lane.name] = setting.location }
+        }
+        // A source the configuration can never see would leave its lane's screen silent: said now, with its line.
+        for lane in options.lanes {
+            for source in lane.sources {
+                if let problem = Lane.unconfiguredProblem(source, in: options) {
+                    throw ConfigurationError(message: "\(laneLocations[lane.name] ?? "--lane"): lane \(lane.name): \(problem)")
+                }
             }
         }
         // The environment's proxy is not for the hosts NO_PROXY names; a proxy set with --api-proxy is used as given.
@@ -202,14 +220,21 @@ public enum DaemonCommandLine {
             guard let equals = line.firstIndex(of: "=") else {
                 throw ConfigurationError(message: "\(location): expected 'key = value', found '\(line)'")
             }
-            let key = line[..<equals].trimmingWhitespace()
+            var key = line[..<equals].trimmingWhitespace()
             var value = line[line.index(after: equals)...].trimmingWhitespace()
+            // `lane dock1 = nfc:..., y4m:...`: the lane's name stands between the key and `=`; its sources are quoted
+            // one by one, if at all (ConfigurationKey.anchoring).
+            if key.hasPrefix("lane"), key.dropFirst(4).first?.isWhitespace == true {
+                value = key.dropFirst(4).trimmingWhitespace() + "=" + value
+                key = ConfigurationKey.lane.rawValue
+            }
             guard let known = ConfigurationKey(rawValue: key) else {
                 throw ConfigurationError(message: "\(location): unknown key '\(key)'")
             }
             // `station = "dock 3"`: the quotes are how people write a value with a space, never part of it (they
             // would go into every event and MQTT topic). One quote alone is a mistake the line says.
-            if let first = value.first, let last = value.last, first == "\"" || first == "'" || last == "\"" || last == "'" {
+            if known != .lane, let first = value.first, let last = value.last,
+               first == "\"" || first == "'" || last == "\"" || last == "'" {
                 guard value.count >= 2, first == last else {
                     throw ConfigurationError(message: "\(location): a quote at one end of the value only: write \(value) with the same quote at both ends, or none")
                 }

@@ -12,8 +12,9 @@ public struct DaemonOptions: Sendable, Equatable {
         case matching(String)
     }
 
+    /// One `--camera`; `none` is no camera at all (`cameras` empty).
     public enum CameraSelection: Sendable, Equatable {
-        case auto, none
+        case auto
         case device(String)
         case y4m(String)
     }
@@ -34,7 +35,8 @@ public struct DaemonOptions: Sendable, Equatable {
     /// Seconds a connection to the API may idle before it is renewed.
     public var apiKeepalive: Double = 20
     public var nfc = NFCSelection.auto
-    public var camera = CameraSelection.auto
+    /// Each a QR source of its own, in the order given.
+    public var cameras = [CameraSelection.auto]
     /// `--feedback auto`: LED and buzzer on the readers that have them; false is `none`.
     public var feedback = true
     public var journalPath = "/var/lib/sealtrust-scand/journal"
@@ -58,6 +60,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var journalMaxBytes = 268_435_456
     public var journalMaxAgeDays: Double = 90
     public var logLevel = LogLevel.info
+    /// `lane`, in the order given; a source in none belongs to the station as a whole.
+    public var lanes: [Lane] = []
 
     public init() {}
 
@@ -65,6 +69,15 @@ public struct DaemonOptions: Sendable, Equatable {
     public var coordinates: (latitude: Double, longitude: Double)? {
         guard let latitude, let longitude else { return nil }
         return (latitude, longitude)
+    }
+
+    /// Each source's lane, by the id events give it.
+    public var laneBySource: [String: String] {
+        var lanes: [String: String] = [:]
+        for lane in self.lanes {
+            for source in lane.sources { lanes[source] = lane.name }
+        }
+        return lanes
     }
 
     static func hostName() -> String {

@@ -3,10 +3,17 @@ import Synchronization
 /// Every open event stream, fed with the daemon's journaled events in seq order, each at most once.
 ///
 /// A stream that resumes (`Last-Event-ID`) holds live events back while its replay runs, then gets the replay,
-/// then what was held beyond it: nothing lost or doubled at the seam.
+/// then what was held beyond it: nothing lost or doubled at the seam. A stream of one lane (a page at `/?lane=`, or
+/// any page of a bridge with `--lane`) gets that lane's journaled events only, and opens on what that lane's screen
+/// shows.
 public final class EventHub: Sendable {
+    /// What a screen shows now, and until when.
+    private typealias Showing = (frame: [UInt8], until: ContinuousClock.Instant)
+
     private struct Subscriber {
         let stream: EventStream
+        /// nil: every lane's events, and the station's.
+        let lane: String?
         var lastSentSeq: UInt64
         /// The hub's newest seq when the stream opened: what the hub gets after it is new to this stream.
         var liveAfter: UInt64
@@ -23,7 +30,9 @@ public final class EventHub: Sendable {
         /// The language of the page's own words: `--lang`, else the daemon's.
         var language: KioskLanguage
         /// The event a page shows now and until when: what a page that opens gets first.
-        var showing: (frame: [UInt8], until: ContinuousClock.Instant)?
+        var showing: Showing?
+        /// The same for each lane's page.
+        var laneShowing: [String: Showing] = [:]
     }
 
     /// A resuming stream that waits for more than this many live events, or more bytes than a stream may have
@@ -47,36 +56,43 @@ public final class EventHub: Sendable {
 
     /// A new stream, live from now on, or held back for a replay when `resumeAfter` is given. A new page (no
     /// `resumeAfter`) first gets what a page open since shows now, with the time it has left on the screen.
-    public func open(resumeAfter: UInt64?, at now: ContinuousClock.Instant = .now) -> EventStream {
+    public func open(resumeAfter: UInt64?, lane: String? = nil, at now: ContinuousClock.Instant = .now) -> EventStream {
         state.withLock { state in
             defer { state.nextID += 1 }
             let stream = EventStream(id: state.nextID, resumeAfter: resumeAfter)
             var first = EventFrame.opening + EventFrame.station(online: state.online, language: state.language,
                                                                          page: pageVersions[state.language])
-            if resumeAfter == nil, state.online, let showing = state.showing, showing.until > now {
+            if resumeAfter == nil, state.online, let showing = lane.map({ state.laneShowing[$0] }) ?? state.showing, showing.until > now {
                 first += EventFrame.hold(remaining: showing.until - now) + showing.frame
             }
             stream.send(first)
-            state.subscribers[stream.id] = Subscriber(stream: stream, lastSentSeq: resumeAfter ?? state.newestSeq,
+            state.subscribers[stream.id] = Subscriber(stream: stream, lane: lane, lastSentSeq: resumeAfter ?? state.newestSeq,
                                                       liveAfter: state.newestSeq, held: resumeAfter == nil ? nil : [])
             return stream
         }
     }
 
-    /// A journaled event from the daemon, in seq order, and what it does to the page's screen. `shown`: the event
-    /// without the time it has left, for the pages that open while it is shown (default: `frame`).
-    public func publish(seq: UInt64, frame: [UInt8], screen: ScreenChange = .unchanged, shown: [UInt8]? = nil,
-                        at now: ContinuousClock.Instant = .now) {
+    /// A journaled event from the daemon, in seq order, of `lane`'s source (nil: the station's), and what it does to
+    /// the page's screen and to its lane's. `shown`: the event without the time it has left, for the pages that open
+    /// while it is shown (default: `frame`).
+    public func publish(seq: UInt64, frame: [UInt8], lane: String? = nil, screen: ScreenChange = .unchanged,
+                        laneScreen: ScreenChange = .unchanged, shown: [UInt8]? = nil, at now: ContinuousClock.Instant = .now) {
         state.withLock { state in
             state.newestSeq = max(state.newestSeq, seq)
-            switch screen {
-            case .unchanged: break
-            case .shows(let duration): state.showing = (shown ?? frame, now + duration)
-            case .clears: state.showing = nil
+            let showing = { (change: ScreenChange, current: Showing?) -> Showing? in
+                switch change {
+                case .unchanged: current
+                case .shows(let duration): (shown ?? frame, now + duration)
+                case .clears: nil
+                }
             }
+            state.showing = showing(screen, state.showing)
+            if let lane { state.laneShowing[lane] = showing(laneScreen, state.laneShowing[lane]) }
             for (id, var subscriber) in state.subscribers {
                 if subscriber.stream.isFinished {
                     state.subscribers[id] = nil
+                } else if subscriber.lane != nil, subscriber.lane != lane {
+                    continue
                 } else if subscriber.held != nil {
                     subscriber.held!.append((seq, frame))
                     subscriber.heldBytes += frame.count
@@ -99,13 +115,14 @@ public final class EventHub: Sendable {
     /// nothing replayed and continues live from its request on, as the socket's `replay` does: everything the hub
     /// got after the stream opened is sent, held or still to come (the daemon may have journaled an event before
     /// the seam was read that the hub's feed brings only later).
-    public func finishResume(_ stream: EventStream, replayed: [(seq: UInt64, frame: [UInt8])], seam: UInt64) {
+    public func finishResume(_ stream: EventStream, replayed: [ReplayedEvent], seam: UInt64) {
         state.withLock { state in
             guard var subscriber = state.subscribers[stream.id] else { return }
             if subscriber.lastSentSeq >= seam {
                 subscriber.lastSentSeq = subscriber.liveAfter
             }
-            for event in replayed + (subscriber.held ?? []) where event.seq > subscriber.lastSentSeq {
+            let wanted = replayed.filter { subscriber.lane == nil || $0.lane == subscriber.lane }.map { (seq: $0.seq, frame: $0.frame) }
+            for event in wanted + (subscriber.held ?? []) where event.seq > subscriber.lastSentSeq {
                 subscriber.lastSentSeq = event.seq
                 guard stream.send(event.frame) else {
                     state.subscribers[stream.id] = nil
@@ -146,7 +163,10 @@ public final class EventHub: Sendable {
             state.online = online
             state.language = language
             // A page that lost the daemon shows "Station offline", then idle once it is back: so does a new one.
-            if !online { state.showing = nil }
+            if !online {
+                state.showing = nil
+                state.laneShowing = [:]
+            }
             return EventFrame.station(online: online, language: language, page: pageVersions[language])
         }
     }
@@ -172,5 +192,18 @@ public final class EventHub: Sendable {
                 state.subscribers[id] = nil
             }
         }
+    }
+}
+
+/// A journaled event read again for a page that resumes: its seq, its source's lane, and its frame.
+public struct ReplayedEvent: Sendable {
+    public let seq: UInt64
+    public let lane: String?
+    public let frame: [UInt8]
+
+    public init(seq: UInt64, lane: String?, frame: [UInt8]) {
+        self.seq = seq
+        self.lane = lane
+        self.frame = frame
     }
 }

@@ -18,6 +18,8 @@ public struct HTTPRequest: Sendable {
     public let lastEventID: String?
     /// The query's `scan_id` argument, as it came (not percent-decoded).
     public let scanID: String?
+    /// The query's `lane` argument: the page, and its stream, of one lane.
+    public var lane: String?
     /// How many `Host` fields came, and the request line's version: HTTP/1.1 without one, or any request with two, is
     /// refused, as libmicrohttpd's strict mode would (which of two names the request meant, the head does not say).
     public var hostFields = 1
@@ -35,8 +37,8 @@ public enum HTTPAnswer: Sendable {
 /// An HTTP/1.1 server on libmicrohttpd: one internal epoll thread, at most `connectionLimit` connections, of which
 /// `ConnectionTable.reservedForStation` only for the station itself, and a deadline for each request.
 ///
-/// Routes are plain functions of the request: they answer at once from memory, so the server's one thread
-/// never waits on the daemon.
+/// Routes are plain functions of the request: they answer at once from memory, or suspend the request until the
+/// daemon's answer comes (`DeferredAnswer`), so the server's one thread never waits on the daemon.
 public final class HTTPServer: Sendable {
     struct Handle: @unchecked Sendable {
         let daemon: OpaquePointer
@@ -122,6 +124,7 @@ private func handleRequest(
             || MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map { String(cString: $0) != "0" } ?? false,
         lastEventID: MHD_lookup_connection_value(connection, .HEADER_KIND, "Last-Event-ID").map { String(cString: $0) },
         scanID: MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, "scan_id").map { String(cString: $0) },
+        lane: MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, "lane").map { String(cString: $0) },
         hostFields: hostFields(connection), version: version.map { String(cString: $0) } ?? ""
     )
     switch server.answer(request) {

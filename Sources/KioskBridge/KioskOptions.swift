@@ -5,7 +5,7 @@ import StationWire
 public struct KioskOptions: Sendable, Equatable {
     public static let usage = """
         usage: sealtrust-kiosk [--socket PATH] [--listen ADDR:PORT] [--allow-host NAME]... [--lang en|fr] [--hold SECONDS]
-                               [--texts FILE] [--theme FILE] [--version] [--help]
+                               [--texts FILE] [--theme FILE] [--lane NAME] [--version] [--help]
           --socket PATH       the daemon's socket (default /run/sealtrust-scand/scand.sock)
           --listen ADDR:PORT  where the page is served (default 127.0.0.1:8080; [::1]:8080 for IPv6; localhost:8080)
           --allow-host NAME   a name browsers may use for the page, besides the listen address and localhost
@@ -14,6 +14,8 @@ public struct KioskOptions: Sendable, Equatable {
           --texts FILE        sentences replaced by id: the daemon's texts file (sealtrust-texts(5))
           --theme FILE        colours replaced by name: a JSON object such as {"good": "#0b6e35"}; the names are
                               good, alert, neutral, unavailable, idle, offline, text, accent
+          --lane NAME         show only that lane's events (the daemon's --lane); without it, the page at /?lane=NAME
+                              does the same, so one bridge serves every lane's screen
         """
 
     public enum Parsed: Sendable, Equatable {
@@ -37,6 +39,8 @@ public struct KioskOptions: Sendable, Equatable {
     public var holdSeconds = 8
     public var theme = KioskTheme.standard
     public var sentences = SentenceOverrides()
+    /// `--lane`: every page shows this lane's events only.
+    public var lane: String?
 
     public static func parse(_ arguments: [String]) throws(Invalid) -> Parsed {
         var options = KioskOptions()
@@ -45,7 +49,7 @@ public struct KioskOptions: Sendable, Equatable {
             switch argument {
             case "--version": return .version
             case "--help", "-h": return .help
-            case "--socket", "--listen", "--allow-host", "--lang", "--hold", "--theme", "--texts":
+            case "--socket", "--listen", "--allow-host", "--lang", "--hold", "--theme", "--texts", "--lane":
                 guard let value = remaining.popFirst() else { throw Invalid(description: "\(argument) needs a value") }
                 try options.set(argument, to: value)
             default:
@@ -76,6 +80,9 @@ public struct KioskOptions: Sendable, Equatable {
         case "--lang":
             guard let language = KioskLanguage(rawValue: value) else { throw Invalid(description: "--lang: en or fr") }
             self.language = language
+        case "--lane":
+            guard LaneName.isValid(value) else { throw Invalid(description: "--lane \(printable(value)): a lane's name is \(LaneName.rule)") }
+            lane = value
         case "--theme":
             do throws(Invalid) { theme = try KioskTheme.read(value) } catch { throw Invalid(description: error.description, showsUsage: false) }
         case "--texts":

@@ -476,7 +476,9 @@ public enum KioskPage {
       }
 
       function connect() {
-        const source = new EventSource("/events");
+        // A lane's screen (`/?lane=NAME`) asks for that lane's events only.
+        const lane = new URLSearchParams(location.search).get("lane");
+        const source = new EventSource(lane === null ? "/events" : "/events?lane=" + encodeURIComponent(lane));
         source.addEventListener("verdict", onVerdict);
         source.addEventListener("read_error", onReadError);
         source.addEventListener("scan", onScan);

@@ -12,11 +12,14 @@ public struct KioskRoutes: Sendable {
     let hub: EventHub
     let station: StationState
     let desk: PassportDesk
+    /// `--lane`: the one lane this bridge shows; nil: each page's `?lane=`, or every event.
+    let lane: String?
     /// Starts the replay of a stream that resumes from a `Last-Event-ID`.
     let resume: @Sendable (EventStream) -> Void
 
     public init(pages: KioskPages, hosts: AllowedHosts, hub: EventHub, station: StationState, desk: PassportDesk,
-                resume: @escaping @Sendable (EventStream) -> Void) {
+                lane: String? = nil, resume: @escaping @Sendable (EventStream) -> Void) {
+        self.lane = lane
         self.pages = pages
         self.hosts = hosts
         self.hub = hub
@@ -36,17 +39,26 @@ public struct KioskRoutes: Sendable {
         guard request.method == "GET" || request.method == "HEAD" else { return Self.plain(405, "only GET and HEAD\n") }
         // A body would keep the connection reading it; no route takes one.
         guard !request.hasBody else { return Self.plain(400, "a GET takes no body\n") }
+        // `?lane=` on the page and its stream: a name the daemon could give, and on a bridge with `--lane`, that one.
+        var lane = lane
+        if (request.path == "/" || request.path == "/events"), let asked = request.lane {
+            guard LaneName.isValid(asked) else { return Self.plain(400, "lane: \(LaneName.rule)\n") }
+            if let lane, asked != lane { return Self.plain(404, "this kiosk shows lane \(lane) only\n") }
+            // A mistyped address would show an idle screen for ever; while the daemon has not said, the page is served.
+            if station.hasLane(asked) == false { return Self.plain(404, "the station has no lane \(asked)\n") }
+            lane = asked
+        }
         switch request.path {
         case "/":
             return .document(status: 200, contentType: "text/html; charset=utf-8", body: pages.documents[hub.language] ?? [])
         case "/events" where request.method == "HEAD":
             return .document(status: 200, contentType: "text/event-stream; charset=utf-8", body: [])
         case "/events":
-            let stream = hub.open(resumeAfter: request.lastEventID.flatMap(Self.seq))
+            let stream = hub.open(resumeAfter: request.lastEventID.flatMap(Self.seq), lane: lane)
             if stream.resumeAfter != nil { resume(stream) }
             return .eventStream(stream)
         case "/metrics":
-            return .document(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(station.metrics().utf8))
+            return station.scrape()
         case "/passport", "/certificate.svg":
             // Every answer of these routes is a JSON object, their errors too (sealtrust-kiosk(8)).
             guard let scanID = request.scanID, Self.isScanID(scanID) else {

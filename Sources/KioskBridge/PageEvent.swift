@@ -17,12 +17,16 @@ struct PageEvent {
     let shownFor: Duration?
     /// The scan it is about: the newest scan's, or a verdict for it.
     let scanID: String?
+    /// The lane of the event's source; nil: the station's.
+    let lane: String?
     let type: MessageType
 
     /// `nowMilliseconds`: the station's wall clock, against which `at` is read.
     init(seq: UInt64, type: MessageType, line: String, json: JSON?, hold: Duration, nowMilliseconds: Int64) {
         self.type = type
         scanID = json?["scan_id"]?.stringValue
+        // A name no daemon gives is no lane: a page's `?lane=` could never ask for it.
+        lane = json?["lane"]?.stringValue.flatMap { LaneName.isValid($0) ? $0 : nil }
         var line = line
         if type == .event(.scan), let json, json["code"] == .string(CodeKind.chip.rawValue), let members = json.objectValue {
             line = JSON.object(members.filter { $0.0 != "raw" } + [("raw_withheld", .bool(true))]).encoded()

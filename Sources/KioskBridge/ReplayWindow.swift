@@ -28,12 +28,12 @@ struct ReplayWindow {
     var count: Int { kept.count - start }
 
     /// The kept events as the page's frames, oldest first, each aged on the station's clock now (`PageEvent`).
-    func events(hold: Duration, nowMilliseconds: Int64) -> [(seq: UInt64, frame: [UInt8])] {
+    func events(hold: Duration, nowMilliseconds: Int64) -> [ReplayedEvent] {
         kept[start...].map { event in
             let type = MessageType(name: event.type)
             let json = try? JSON.parse(utf8: Array(event.line.utf8))
-            return (event.seq, PageEvent(seq: event.seq, type: type, line: event.line, json: json, hold: hold,
-                                         nowMilliseconds: nowMilliseconds).frame)
+            let page = PageEvent(seq: event.seq, type: type, line: event.line, json: json, hold: hold, nowMilliseconds: nowMilliseconds)
+            return ReplayedEvent(seq: event.seq, lane: page.lane, frame: page.frame)
         }
     }
 

@@ -5,7 +5,8 @@ import StationClient
 import StationWire
 
 /// The bridge's side of the daemon's socket: every journaled event to the hub, the daemon's `status` to the
-/// metrics, and reconnection by itself (StationFeed resumes by `replay`, so a daemon restart loses nothing).
+/// metrics (asked by each scrape, and every 5 s for `/healthz` and the page's language), and reconnection by itself
+/// (StationFeed resumes by `replay`, so a daemon restart loses nothing).
 public struct StationLink: Service {
     let socketPath: String
     let hub: EventHub
@@ -16,11 +17,14 @@ public struct StationLink: Service {
     let hold: Duration
     /// `--lang`; nil: the page follows the daemon's `lang`, from `hello` and from each `status` (a reload may change it).
     let fixedLanguage: KioskLanguage?
+    /// `--lane`: said in the log when the daemon has no such lane.
+    let lane: String?
     static let askStatus = ClientCommand(id: "kiosk-status", action: .status)
     static let statusInterval = Duration.seconds(5)
 
     public init(socketPath: String, hub: EventHub, station: StationState, desk: PassportDesk, log: Logger, hold: Duration,
-                fixedLanguage: KioskLanguage?) {
+                fixedLanguage: KioskLanguage?, lane: String? = nil) {
+        self.lane = lane
         self.desk = desk
         self.socketPath = socketPath
         self.hold = hold
@@ -38,7 +42,7 @@ public struct StationLink: Service {
         let feed = StationFeed(socketPath: socketPath, since: newest)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                // The daemon's counters change without events too (clients, sources): ask now and then.
+                // Sources and the language change without a scrape (a reload says nothing else): ask now and then.
                 while !Task.isCancelled {
                     try? feed.send(Self.askStatus)
                     try? await Task.sleep(for: Self.statusInterval)
@@ -77,31 +81,36 @@ public struct StationLink: Service {
     }
 
     private func follow(_ feed: StationFeed) async {
-        // The newest scan the screen moved to: a verdict for an older one never replaces it.
+        // The newest scan the screen moved to, and each lane's screen: a verdict for an older one never replaces it.
         var newestScanID: String?
+        var newestScanOfLane: [String: String] = [:]
         for await update in feed {
             switch update {
             case .connected(let hello, _):
                 log.info("connected to the daemon of station \(printable(hello.station)) at \(printable(socketPath))")
-                station.greeted(sources: hello.message.json["sources"])
+                station.greeted(sources: hello.message.json["sources"], lanes: hello.message.json["lanes"])
+                if let lane, station.hasLane(lane) == false {
+                    log.warning("the daemon has no lane \(lane): this bridge's pages show nothing until it has (its --lane)")
+                }
                 station.setReachable(true)
                 hub.setOnline(true, language: language(in: hello.message.json))
                 desk.connected { command in (try? feed.send(command)) != nil }
+                station.connected { command in (try? feed.send(command)) != nil }
                 try? feed.send(Self.askStatus)
             case .event(let event):
                 guard let seq = event.seq else { continue }
                 let page = PageEvent(seq: seq, type: event.type, line: event.line, json: event.json, hold: hold,
                                      nowMilliseconds: EventTime.nowMilliseconds())
                 let screen = ScreenChange.of(page, newestScanID: &newestScanID)
+                let laneScreen = page.lane.map { ScreenChange.of(page, newestScanID: &newestScanOfLane[$0]) } ?? .unchanged
                 // The streams first: once /metrics or /state shows an event, a page that opens its stream then
                 // gets nothing older (a test that waited for the metrics saw the event as live).
-                hub.publish(seq: seq, frame: page.frame, screen: screen, shown: page.journaled)
+                hub.publish(seq: seq, frame: page.frame, lane: page.lane, screen: screen, laneScreen: laneScreen, shown: page.journaled)
                 station.record(event: event.json)
                 if event.type == .event(.verdict), let scanID = page.scanID {
                     // The page asks for the product as soon as it shows the verdict: the question is out already.
-                    desk.verdict(event.json, ofScan: scanID, shown: screen != .unchanged)
+                    desk.verdict(event.json, ofScan: scanID, shown: screen != .unchanged || laneScreen != .unchanged)
                 }
-                if event.type != .event(.scan) { try? feed.send(Self.askStatus) }
             case .answer(let answer):
                 if answer.type == .status {
                     station.record(status: answer.json)

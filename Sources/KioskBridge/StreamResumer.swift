@@ -12,7 +12,7 @@ import Synchronization
 /// (or the `ack` with `replayed`); what came later the hub holds. It keeps the newest `EventHub.heldLimit`
 /// events and at most `replayBytes`; it stops as soon as every stream it serves has gone.
 public final class StreamResumer: Service, Sendable {
-    typealias Replayed = (events: [(seq: UInt64, frame: [UInt8])], seam: UInt64)
+    typealias Replayed = (events: [ReplayedEvent], seam: UInt64)
 
     let socketPath: String
     let hub: EventHub

@@ -6,7 +6,7 @@ import Synchronization
 /// Each connection asks `replay` from the last seq it yielded, so nothing is lost or
 /// doubled at a reconnect; failed attempts wait `ReconnectBackoff` (1 s doubling to
 /// 60 s, with jitter). Events that arrive live before the replay reaches them are
-/// dropped, since the replay brings them in order. One task iterates; any task may
+/// dropped, since the replay brings them in order (`ReplaySeam`). One task iterates; any task may
 /// `send` or `restart`.
 ///
 /// ```swift
@@ -70,9 +70,8 @@ public final class StationFeed: AsyncSequence, Sendable {
 
     public struct Iterator: AsyncIteratorProtocol {
         private let feed: StationFeed
-        private var lastSeq: UInt64
+        private var seam: ReplaySeam
         private var connection: StationConnection?
-        private var newestAtConnect: UInt64 = 0
         private var caughtUp = false
         private var backoff = ReconnectBackoff()
         private var wait: Duration?
@@ -80,14 +79,14 @@ public final class StationFeed: AsyncSequence, Sendable {
 
         fileprivate init(feed: StationFeed, lastSeq: UInt64) {
             self.feed = feed
-            self.lastSeq = lastSeq
+            seam = ReplaySeam(since: lastSeq)
         }
 
         /// nil only when the task is cancelled.
         public mutating func next() async -> StationUpdate? {
             while !Task.isCancelled {
                 if let restart = feed.takeRestart() {
-                    lastSeq = restart
+                    seam.resume(after: restart)
                     queued.removeAll()
                     drop()
                     wait = nil
@@ -122,17 +121,16 @@ public final class StationFeed: AsyncSequence, Sendable {
                 let made = try await StationConnection.connect(path: feed.socketPath)
                 backoff.reset()
                 let newest = made.hello.lastSeq
-                if newest < lastSeq {
-                    queued.append(.journalBehind(asked: lastSeq, newest: newest))
-                    lastSeq = 0
+                if !seam.connected(newest: newest) {
+                    queued.append(.journalBehind(asked: seam.lastSeq, newest: newest))
+                    seam.resume(after: 0)
                 }
-                try made.send(ClientCommand(id: .string(StationFeed.replayID), action: .replay(since: lastSeq)))
+                try made.send(ClientCommand(id: .string(StationFeed.replayID), action: .replay(since: seam.lastSeq)))
                 connection = made
                 feed.adopt(made)
-                newestAtConnect = newest
-                caughtUp = lastSeq >= newest
+                caughtUp = seam.isCaughtUp
                 if caughtUp { queued.append(.caughtUp) }
-                return .connected(made.hello, since: lastSeq)
+                return .connected(made.hello, since: seam.lastSeq)
             } catch {
                 let pause = backoff.next()
                 wait = pause
@@ -153,31 +151,29 @@ public final class StationFeed: AsyncSequence, Sendable {
                 }
                 return .answer(message)
             }
-            if seq <= lastSeq { return nil }
-            if seq > lastSeq + 1 {
-                // Before the replay reached the newest event at connect, a later seq is a live event the replay brings again.
-                if lastSeq < newestAtConnect { return nil }
+            switch seam.take(seq) {
+            case .skip:
+                return nil
+            case .afterGap(let gap):
                 queued.append(.event(message))
-                let gap = lastSeq + 1...seq - 1
-                lastSeq = seq
                 return .lost(gap)
+            case .next:
+                if !caughtUp && seam.isCaughtUp {
+                    caughtUp = true
+                    queued.append(.caughtUp)
+                }
+                return .event(message)
             }
-            lastSeq = seq
-            if !caughtUp && seq >= newestAtConnect {
-                caughtUp = true
-                queued.append(.caughtUp)
-            }
-            return .event(message)
         }
 
         /// Retention removed events after `lastSeq`: name them and replay from the oldest kept.
         private mutating func skipRemoved(detail: String, on connection: StationConnection) -> StationUpdate? {
-            let oldest = oldestKeptSeq(inDetail: detail) ?? newestAtConnect + 1
-            guard oldest > lastSeq + 1 else { return nil }
-            let gap = lastSeq + 1...oldest - 1
-            lastSeq = oldest - 1
+            let oldest = oldestKeptSeq(inDetail: detail) ?? seam.newestAtConnect + 1
+            guard oldest > seam.lastSeq + 1 else { return nil }
+            let gap = seam.lastSeq + 1...oldest - 1
+            seam.resume(after: oldest - 1)
             do {
-                try connection.send(ClientCommand(id: .string(StationFeed.replayID), action: .replay(since: lastSeq)))
+                try connection.send(ClientCommand(id: .string(StationFeed.replayID), action: .replay(since: seam.lastSeq)))
             } catch {
                 connection.close()
             }

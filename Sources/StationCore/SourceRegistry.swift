@@ -28,17 +28,21 @@ struct SourceRegistry: Sendable {
     }
 
     var json: JSON {
-        .array(all.map { entry in
-            .object([("id", .string(entry.id)), ("medium", .string(entry.medium.rawValue)), ("state", .string(entry.state.rawValue))])
-        })
+        .array(all.map { entry in .object(Self.fields(of: entry)) })
+    }
+
+    /// A source's id, medium, lane (when it has one) and state.
+    private static func fields(of entry: SourceEvent) -> [(String, JSON)] {
+        var fields: [(String, JSON)] = [("id", .string(entry.id)), ("medium", .string(entry.medium.rawValue))]
+        if let lane = entry.lane { fields.append(("lane", .string(lane))) }
+        fields.append(("state", .string(entry.state.rawValue)))
+        return fields
     }
 
     /// For `status`: each source with `last_scan_at` once it has scanned.
     var statusJSON: JSON {
         .array(all.map { entry in
-            var fields: [(String, JSON)] = [
-                ("id", .string(entry.id)), ("medium", .string(entry.medium.rawValue)), ("state", .string(entry.state.rawValue)),
-            ]
+            var fields = Self.fields(of: entry)
             if let last = lastScans[entry.id] { fields.append(("last_scan_at", .string(last))) }
             return .object(fields)
         })

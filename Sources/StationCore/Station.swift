@@ -29,6 +29,8 @@ struct Station: Sendable {
     private let startedAt: ContinuousClock.Instant
     private var sources = SourceRegistry()
     private(set) var counters = StationCounters()
+    /// Each lane's counts, for `status`.
+    private var laneCounters: [String: StationCounters] = [:]
     private var sourceErrorLogLimit: SourceErrorLogLimit
     private var journalRefuses = false
     private var lastStatusLine = ""
@@ -93,11 +95,14 @@ struct Station: Sendable {
                                timestamp: () -> String) -> [StationEffect] {
         guard !stopping else { return [.log(.info, "scan from \(read.source) ignored: the daemon is stopping")] }
         let code = ScannedCode(raw: read.raw, extraHosts: settings.options.extraHosts)
+        let lane = settings.laneBySource[read.source]
         counters.countScan(by: read.medium)
+        if let lane { laneCounters[lane, default: StationCounters()].countScan(by: read.medium) }
         sources.scanned(by: read.source, at: timestamp())
         open[scanID] = OpenScan(call: StationCall(scanID: scanID, code: code, read: read, requestID: requestID,
                                                   requester: requester, settings: settings))
-        let scan = code.event(scanID: scanID, source: read.source, medium: read.medium, raw: read.raw, requestID: requestID)
+        var scan = code.event(scanID: scanID, source: read.source, medium: read.medium, raw: read.raw, requestID: requestID)
+        scan.lane = lane
         return [
             .log(.info, "scan \(scanID) from \(read.source): \(code.kind.rawValue)"),
             .record(.scan(scan), requester: requester, room: .reserve(bytes: Self.verdictRoomBytes(requestID: requestID)),
@@ -189,6 +194,7 @@ struct Station: Sendable {
     /// Counts and logs the verdict (`apiError`: the API's error behind it) and journals it into the room its scan kept.
     private mutating func recordVerdict(_ verdict: VerdictEvent, apiError: SealTrustError?, timestamp: () -> String) -> [StationEffect] {
         counters.count(verdict, apiError: apiError, at: timestamp)
+        if let lane = verdict.lane { laneCounters[lane, default: StationCounters()].count(verdict, apiError: apiError, at: timestamp) }
         open[verdict.scanID]?.verdict = verdict
         if let product = ProductContext(verdict: verdict, code: open[verdict.scanID]?.call.code) {
             products.remember(product, ofScan: verdict.scanID)
@@ -218,8 +224,10 @@ struct Station: Sendable {
 
     // MARK: Source states and read errors
 
-    private mutating func sourceChanged(_ event: SourceEvent, replacing placeholder: String?,
+    private mutating func sourceChanged(_ reported: SourceEvent, replacing placeholder: String?,
                                         at now: ContinuousClock.Instant) -> [StationEffect] {
+        var event = reported
+        event.lane = settings.laneBySource[event.id]
         if let placeholder { sources.forget(id: placeholder) }
         guard sources.update(event) else { return [] }
         var effects: [StationEffect] = []
@@ -240,8 +248,10 @@ struct Station: Sendable {
             ? logLimited(key: "read errors of \(failure.source)", line, heldBackAre: "read errors", at: now)
             : [.log(.warning, line)]
         counters.countReadError(failure.reason)
+        let lane = settings.laneBySource[failure.source]
+        if let lane { laneCounters[lane, default: StationCounters()].countReadError(failure.reason) }
         let event = ReadErrorEvent(source: failure.source, medium: failure.medium, reason: failure.reason,
-                                   detail: failure.detail, message: settings.messages.readError(reason: failure.reason))
+                                   detail: failure.detail, message: settings.messages.readError(reason: failure.reason), lane: lane)
         effects.append(.record(.readError(event), requester: nil, room: .none, record: .readError, startsCall: false))
         return effects
     }
@@ -268,7 +278,7 @@ struct Station: Sendable {
         restartOnly(.socket, \.socketPath)
         restartOnly(.journal, \.journalPath)
         restartOnly(.nfc, \.nfc)
-        restartOnly(.camera, \.camera)
+        restartOnly(.camera, \.cameras)
         restartOnly(.feedback, \.feedback)
         restartOnly(.rescanAfter, \.rescanAfter)
         restartOnly(.scanner, \.scanners)
@@ -279,6 +289,8 @@ struct Station: Sendable {
         restartOnly(.journalMaxAge, \.journalMaxAgeDays)
         // The bridges give every event the name the daemon's hello gave them: a new name reaches them with a restart.
         restartOnly(.station, \.station)
+        // The bridges and `watch --lane` take a lane's name from `hello`, and a screen's lane must not move under it.
+        restartOnly(.lane, \.lanes)
         settings = StationSettings(options: applied)
         return [.reloaded(applied, needsRestart: needsRestart)]
     }
@@ -290,6 +302,7 @@ struct Station: Sendable {
         [
             ("version", .string(ProductVersion.current)), ("station", .string(settings.options.station)),
             ("sources", sources.json), ("last_seq", .int(Int64(lastSeq))), ("lang", .string(settings.options.language.rawValue)),
+            ("lanes", .array(settings.options.lanes.map { .string($0.name) })),
         ]
     }
 
@@ -303,6 +316,10 @@ struct Station: Sendable {
             ("lang", .string(settings.options.language.rawValue)), ("uptime_s", .int(uptime.components.seconds)), ("sources", sources.statusJSON), ("counters", counters.json),
         ]
         if let lastAPIError = counters.lastAPIErrorJSON { fields.append(("last_api_error", lastAPIError)) }
+        fields.append(("lanes", .array(settings.options.lanes.map { lane in
+            .object([("name", .string(lane.name)), ("sources", .array(lane.sources.map(JSON.string))),
+                     ("counters", (laneCounters[lane.name] ?? StationCounters()).json)])
+        })))
         fields.append(("token", .string(token.rawValue)))
         if let journalRefusal {
             fields.append(("journal_error", .object([("since", .string(journalRefusal.since)),
@@ -317,7 +334,10 @@ struct Station: Sendable {
     var statusLine: String {
         let all = sources.all
         let readers = all.filter { $0.medium == .nfc && $0.id != "nfc" && $0.state == .ready }.count
-        let camera = all.first { $0.medium == .qr }.map { "\($0.id) \($0.state.rawValue)" } ?? "no camera"
+        let cameras = all.filter { $0.medium == .qr }
+        let camera = cameras.count > 1
+            ? "\(cameras.filter { $0.state == .ready }.count) of \(cameras.count) cameras ready"
+            : cameras.first.map { "\($0.id) \($0.state.rawValue)" } ?? "no camera"
         var line = "\(readers) reader\(readers == 1 ? "" : "s") ready, \(camera), "
         let scanners = all.filter { $0.medium == .hid || $0.medium == .serial }
         if !scanners.isEmpty {

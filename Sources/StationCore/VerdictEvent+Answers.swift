@@ -62,6 +62,7 @@ extension VerdictEvent {
         self.init(scanID: call.scanID, source: call.read.source, medium: call.read.medium, outcome: outcome,
                   message: call.settings.texts.message(for: outcome), latencyMilliseconds: latencyMilliseconds)
         requestID = call.requestID
+        lane = call.settings.laneBySource[call.read.source]
     }
 
     /// 401 or 403: the station's token was refused, which no new scan can mend.

@@ -92,7 +92,8 @@ public struct EventFormatter {
         let time = text(message["at"]).map(EventFormatter.localTime) ?? "--:--:--.---"
         let seq = text(message["seq"]).map { "#\($0)" } ?? "#-"
         let rest = parts.compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "  ")
-        return "\(time) \(seq) \(type) \(rest)"
+        let lane = text(message["lane"]).map { " [\($0)]" } ?? ""
+        return "\(time) \(seq) \(type)\(lane) \(rest)"
     }
 
     private func text(_ value: JSON?) -> String? {

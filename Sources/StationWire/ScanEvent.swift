@@ -5,6 +5,8 @@ public struct ScanEvent: Sendable, Hashable {
     public var scanID: String
     public var source: String
     public var medium: Medium
+    /// The lane of the source (daemon.md, `lane`); nil: the station as a whole.
+    public var lane: String?
     /// Exactly as read, byte for byte.
     public var raw: String
     public var code: CodeKind
@@ -28,8 +30,9 @@ public struct ScanEvent: Sendable, Hashable {
     public var fields: [(String, JSON)] {
         var fields: [(String, JSON)] = [
             ("scan_id", .string(scanID)), ("source", .string(source)), ("medium", .string(medium.rawValue)),
-            ("raw", .string(raw)), ("code", .string(code.rawValue)),
         ]
+        if let lane { fields.append(("lane", .string(lane))) }
+        fields += [("raw", .string(raw)), ("code", .string(code.rawValue))]
         if let proves = code.proves { fields.append(("proves", .string(proves.rawValue))) }
         if let serial { fields.append(("serial", .string(serial))) }
         if let gtin { fields.append(("gtin", .string(gtin))) }

@@ -7,15 +7,20 @@ public struct SourceEvent: Sendable, Hashable {
     public var medium: Medium
     public var state: SourceState
     public var detail: String
+    /// The lane the source belongs to (daemon.md, `lane`); nil: the station as a whole.
+    public var lane: String?
 
-    public init(id: String, medium: Medium, state: SourceState, detail: String) {
+    public init(id: String, medium: Medium, state: SourceState, detail: String, lane: String? = nil) {
         self.id = id
         self.medium = medium
         self.state = state
         self.detail = detail
+        self.lane = lane
     }
 
     public var fields: [(String, JSON)] {
-        [("id", .string(id)), ("medium", .string(medium.rawValue)), ("state", .string(state.rawValue)), ("detail", .string(detail))]
+        var fields: [(String, JSON)] = [("id", .string(id)), ("medium", .string(medium.rawValue))]
+        if let lane { fields.append(("lane", .string(lane))) }
+        return fields + [("state", .string(state.rawValue)), ("detail", .string(detail))]
     }
 }

@@ -29,6 +29,8 @@ public struct VerdictEvent: Sendable, Hashable {
     public var scanID: String
     public var source: String
     public var medium: Medium
+    /// The lane of the scan's source (daemon.md, `lane`); nil: the station as a whole.
+    public var lane: String?
     public var outcome: Outcome
     public var productName: String?
     public var brand: String?
@@ -59,8 +61,9 @@ public struct VerdictEvent: Sendable, Hashable {
     public var fields: [(String, JSON)] {
         var fields: [(String, JSON)] = [
             ("scan_id", .string(scanID)), ("source", .string(source)), ("medium", .string(medium.rawValue)),
-            ("outcome", .string(outcome.rawValue)),
         ]
+        if let lane { fields.append(("lane", .string(lane))) }
+        fields.append(("outcome", .string(outcome.rawValue)))
         if let productName { fields.append(("product_name", .string(productName))) }
         if let brand { fields.append(("brand", .string(brand))) }
         if let identifier { fields.append(("identifier", .string(identifier))) }

@@ -36,7 +36,8 @@ let hub = EventHub(language: options.language ?? .en, pageVersions: pages.versio
 let station = StationState(version: ProductVersion.current)
 let desk = PassportDesk()
 let resumer = StreamResumer(socketPath: options.socketPath, hub: hub, log: log, hold: .seconds(options.holdSeconds))
-let routes = KioskRoutes(pages: pages, hosts: options.allowedHosts, hub: hub, station: station, desk: desk, resume: { resumer.resume($0) })
+let routes = KioskRoutes(pages: pages, hosts: options.allowedHosts, hub: hub, station: station, desk: desk, lane: options.lane,
+                         resume: { resumer.resume($0) })
 let server: HTTPServer
 let listening: ListeningSocket
 do {
@@ -55,8 +56,8 @@ log.info("serving the kiosk page on http://\(options.listen.with(port: listening
 // SIGTERM and SIGINT stop the services and end the process with 0: nothing is kept on disk, and browsers reconnect.
 let services: [any Service] = [
     StationLink(socketPath: options.socketPath, hub: hub, station: station, desk: desk, log: log,
-                hold: .seconds(options.holdSeconds), fixedLanguage: options.language),
-    resumer, Housekeeping(hub: hub, server: server, desk: desk),
+                hold: .seconds(options.holdSeconds), fixedLanguage: options.language, lane: options.lane),
+    resumer, Housekeeping(hub: hub, server: server, desk: desk, station: station),
 ]
 let group = ServiceGroup(
     services: services, stopDeadline: .seconds(2), notifier: SystemdNotifier.fromEnvironment(),

@@ -2,12 +2,13 @@ import Glibc
 import JSONCore
 import Logging
 import ProductVersion
+import StationClient
 import StationWire
 
 /// Runs one command of daemon.md against the daemon and returns the exit status.
 struct Client {
-    static let verifyTimeout = 120.0
-    static let statusTimeout = 10.0
+    static let verifyTimeout = Duration.seconds(120)
+    static let statusTimeout = Duration.seconds(10)
 
     let invocation: Invocation
     private let requestID: JSON = .string("scanctl-\(getpid())")
@@ -16,7 +17,7 @@ struct Client {
         self.invocation = invocation
     }
 
-    func run() throws(DaemonFailure) -> Int32 {
+    func run() async throws(DaemonFailure) -> Int32 {
         if invocation.action == .help {
             Output.line(Invocation.usage)
             return ExitStatus.done
@@ -25,28 +26,35 @@ struct Client {
             Output.line("sealtrust-scanctl \(ProductVersion.current)")
             return ExitStatus.done
         }
-        let (connection, hello) = try greet()
+        let connection = try await greet()
+        defer { connection.close() }
+        if let lane = invocation.lane, let lanes = connection.hello.message.json["lanes"]?.arrayValue, !lanes.contains(.string(lane)) {
+            // A mistyped lane would show nothing, for ever.
+            let names = lanes.compactMap(\.stringValue).map { TerminalText.escaped($0) }
+            Output.complain("the daemon has no lane \(lane) (\(names.isEmpty ? "it has no lanes" : "its lanes: " + names.joined(separator: ", ")))")
+            return ExitStatus.usage
+        }
         var formatter = EventFormatter()
         switch invocation.action {
         case .watch:
-            show(hello, with: &formatter)
-            guard invocation.reconnect else { return try follow(connection, with: &formatter) }
-            return try watchAcrossRestarts(connection, hello: hello.message, with: &formatter)
+            show(connection.hello.message, with: &formatter)
+            guard invocation.reconnect else { return try await follow(connection, with: &formatter) }
+            return try await watchAcrossRestarts(connection, with: &formatter)
         case .replay(let since):
-            try connection.send(ClientCommand(id: requestID, action: .replay(since: since)))
-            return try follow(connection, with: &formatter)
+            try send(ClientCommand(id: requestID, action: .replay(since: since)), on: connection)
+            return try await follow(connection, with: &formatter)
         case .verify(let raw):
-            try connection.send(ClientCommand(action: .watch([])))
-            try connection.send(ClientCommand(id: requestID, action: .verify(raw: raw)))
-            return try awaitVerdict(connection, with: &formatter)
+            try send(ClientCommand(action: .watch([])), on: connection)
+            try send(ClientCommand(id: requestID, action: .verify(raw: raw)), on: connection)
+            return try await awaitVerdict(connection, with: &formatter)
         case .status:
-            try connection.send(ClientCommand(id: requestID, action: .status))
-            return try awaitAnswer(connection, .status, within: Client.statusTimeout, lines: StatusFormatter.lines) { _ in ExitStatus.done }
+            try send(ClientCommand(id: requestID, action: .status), on: connection)
+            return try await awaitAnswer(connection, .status, within: Client.statusTimeout, lines: StatusFormatter.lines) { _ in ExitStatus.done }
         case .passport(let query):
-            try connection.send(ClientCommand(action: .watch([])))
-            try connection.send(ClientCommand(id: requestID, action: .passport(query)))
+            try send(ClientCommand(action: .watch([])), on: connection)
+            try send(ClientCommand(id: requestID, action: .passport(query)), on: connection)
             // Exit 0 when the passport was read (a part that failed says so on its line), 1 when it was not.
-            return try awaitAnswer(connection, .passport, within: Client.verifyTimeout, lines: PassportFormatter.lines) { answer in
+            return try await awaitAnswer(connection, .passport, within: Client.verifyTimeout, lines: PassportFormatter.lines) { answer in
                 answer["outcome"] == nil ? ExitStatus.done : ExitStatus.otherOutcome
             }
         case .help, .version:
@@ -55,63 +63,89 @@ struct Client {
     }
 
     /// A connection that has read the daemon's `hello` of protocol 1.
-    private func greet() throws(DaemonFailure) -> (DaemonConnection, (line: String, message: JSON)) {
-        let connection = try DaemonConnection(path: invocation.socketPath)
-        guard let hello = try connection.readMessage(timeout: Client.statusTimeout) else {
-            throw DaemonFailure(message: "the daemon did not say hello within \(Int(Client.statusTimeout)) s")
+    private func greet() async throws(DaemonFailure) -> StationConnection {
+        do {
+            return try await StationConnection.connect(path: invocation.socketPath, helloTimeout: Client.statusTimeout)
+        } catch {
+            throw DaemonFailure(error, path: invocation.socketPath)
         }
-        if MessageType(of: hello.message) == .error {
-            let detail = hello.message["detail"]?.stringValue ?? hello.line
-            throw DaemonFailure(message: "the daemon refused the connection: \(detail)")
+    }
+
+    private func send(_ command: ClientCommand, on connection: StationConnection) throws(DaemonFailure) {
+        do {
+            try connection.send(command)
+        } catch {
+            throw DaemonFailure(error, path: invocation.socketPath)
         }
-        guard MessageType(of: hello.message) == .hello, hello.message["protocol"] == .int(ServerAnswer.protocolVersion) else {
-            throw DaemonFailure(message: "the daemon broke the protocol: expected hello of protocol 1, got \(hello.line)")
+    }
+
+    /// The next message; nil when `timeout` passes first (the connection is closed then). A connection that ends is
+    /// a failure.
+    private func next(on connection: StationConnection, within timeout: Duration? = nil) async throws(DaemonFailure) -> StationMessage? {
+        let message: StationMessage?
+        if let timeout {
+            message = await withTaskGroup(of: StationMessage?.self) { group in
+                group.addTask { await connection.next() }
+                group.addTask {
+                    guard (try? await Task.sleep(for: timeout)) != nil else { return nil }
+                    connection.close()
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return await group.next() ?? nil
+            }
+        } else {
+            message = await connection.next()
         }
-        return (connection, hello)
+        if let message { return message }
+        if timeout != nil, connection.ending == .closed { return nil }
+        throw DaemonFailure(connection.ending ?? .closedByDaemon, path: invocation.socketPath)
     }
 
     /// `watch --reconnect`: a daemon that goes away (a restart, an upgrade) is waited for, and what it journaled
     /// meanwhile comes by replay from the last seq shown, so nothing is missed or shown twice.
-    private func watchAcrossRestarts(_ first: DaemonConnection, hello: JSON, with formatter: inout EventFormatter)
-        throws(DaemonFailure) -> Int32 {
+    private func watchAcrossRestarts(_ first: StationConnection, with formatter: inout EventFormatter) async throws(DaemonFailure) -> Int32 {
         var connection = first
-        var seam = ReplaySeam(newest: Self.lastSeq(in: hello))
+        var seam = ReplaySeam(since: first.hello.lastSeq)
         while true {
             do throws(DaemonFailure) {
                 while true {
-                    guard let received = try connection.readMessage() else { continue }
-                    if isRefusal(received.message) { return refuse(received.message) }
-                    if let seq = received.message["seq"]?.integerValue, seq > 0, !seam.shows(UInt64(seq)) { continue }
+                    guard let received = try await next(on: connection) else { continue }
+                    if isRefusal(received.json) { return refuse(received.json) }
+                    if let seq = received.seq, seam.take(seq) == .skip { continue }
                     show(received, with: &formatter)
                 }
             } catch {
                 Output.complain("\(error.message); waiting for the daemon")
             }
+            connection.close()
             while true {
-                usleep(Self.reconnectPause)
-                guard let greeted = try? greet() else { continue }
-                show(greeted.1, with: &formatter)
-                let since = seam.connected(newest: Self.lastSeq(in: greeted.1.message))
+                guard (try? await Task.sleep(for: Self.reconnectPause)) != nil else { return ExitStatus.unreachable }
+                guard let greeted = try? await greet() else { continue }
+                show(greeted.hello.message, with: &formatter)
+                // A journal behind what was shown is a new one: its old seqs cannot be replayed, its next ones are new.
+                if !seam.connected(newest: greeted.hello.lastSeq) { seam.resume(after: greeted.hello.lastSeq) }
                 // A daemon gone again before the replay is asked is waited for again.
-                guard (try? greeted.0.send(ClientCommand(id: requestID, action: .replay(since: since)))) != nil else { continue }
-                connection = greeted.0
+                guard (try? greeted.send(ClientCommand(id: requestID, action: .replay(since: seam.lastSeq)))) != nil else {
+                    greeted.close()
+                    continue
+                }
+                connection = greeted
                 break
             }
         }
     }
 
-    /// How long `watch --reconnect` waits between two attempts to reach the daemon, in microseconds.
-    private static let reconnectPause: useconds_t = 1_000_000
+    /// How long `watch --reconnect` waits between two attempts to reach the daemon.
+    private static let reconnectPause = Duration.seconds(1)
 
-    private static func lastSeq(in hello: JSON) -> UInt64 {
-        hello["last_seq"]?.integerValue.map { UInt64(max(0, $0)) } ?? 0
-    }
-
-    private func show(_ received: (line: String, message: JSON), with formatter: inout EventFormatter) {
+    private func show(_ received: StationMessage, with formatter: inout EventFormatter) {
+        // `--lane`: a journaled event of another lane's source, or of the station as a whole, is not shown.
+        if let lane = invocation.lane, received.seq != nil, received.json["lane"] != .string(lane) { return }
         if invocation.json {
             Output.line(received.line)
-        } else if let line = formatter.line(for: received.message) {
-            if EventFormatter.isAlert(received.message) { Output.alert(line) } else { Output.line(line) }
+        } else if let line = formatter.line(for: received.json) {
+            if EventFormatter.isAlert(received.json) { Output.alert(line) } else { Output.line(line) }
         }
     }
 
@@ -127,11 +161,11 @@ struct Client {
         return ExitStatus.otherOutcome
     }
 
-    private func follow(_ connection: DaemonConnection, with formatter: inout EventFormatter) throws(DaemonFailure) -> Int32 {
+    private func follow(_ connection: StationConnection, with formatter: inout EventFormatter) async throws(DaemonFailure) -> Int32 {
         while true {
-            guard let received = try connection.readMessage() else { continue }
-            if isRefusal(received.message) { return refuse(received.message) }
-            if !invocation.follow && isEndOfReplay(received.message) { return ExitStatus.done }
+            guard let received = try await next(on: connection) else { continue }
+            if isRefusal(received.json) { return refuse(received.json) }
+            if !invocation.follow && isEndOfReplay(received.json) { return ExitStatus.done }
             show(received, with: &formatter)
         }
     }
@@ -141,12 +175,12 @@ struct Client {
         MessageType(of: message) == .ack && message["id"] == requestID && message["replayed"] != nil
     }
 
-    private func awaitVerdict(_ connection: DaemonConnection, with formatter: inout EventFormatter) throws(DaemonFailure) -> Int32 {
+    private func awaitVerdict(_ connection: StationConnection, with formatter: inout EventFormatter) async throws(DaemonFailure) -> Int32 {
         while true {
-            guard let received = try connection.readMessage(timeout: Client.verifyTimeout) else {
-                throw DaemonFailure(message: "no verdict from the daemon within \(Int(Client.verifyTimeout)) s")
+            guard let received = try await next(on: connection, within: Client.verifyTimeout) else {
+                throw DaemonFailure(message: "no verdict from the daemon within \(Client.verifyTimeout.components.seconds) s")
             }
-            let message = received.message
+            let message = received.json
             if isRefusal(message) { return refuse(message) }
             guard message["request_id"] == requestID else { continue }
             if MessageType(of: message) == .event(.scan) {
@@ -175,20 +209,20 @@ struct Client {
 
     /// Prints the answer of `type` to our command, as lines or as it came, and returns the exit status `status` gives
     /// it; a refusal is said on stderr (exit 1).
-    private func awaitAnswer(_ connection: DaemonConnection, _ type: MessageType, within timeout: Double,
-                             lines: (JSON) -> [String], status: (JSON) -> Int32) throws(DaemonFailure) -> Int32 {
+    private func awaitAnswer(_ connection: StationConnection, _ type: MessageType, within timeout: Duration,
+                             lines: (JSON) -> [String], status: (JSON) -> Int32) async throws(DaemonFailure) -> Int32 {
         while true {
-            guard let received = try connection.readMessage(timeout: timeout) else {
-                throw DaemonFailure(message: "no \(type.name) from the daemon within \(Int(timeout)) s")
+            guard let received = try await next(on: connection, within: timeout) else {
+                throw DaemonFailure(message: "no \(type.name) from the daemon within \(timeout.components.seconds) s")
             }
-            if isRefusal(received.message) { return refuse(received.message) }
-            guard MessageType(of: received.message) == type, received.message["id"] == requestID else { continue }
+            if isRefusal(received.json) { return refuse(received.json) }
+            guard received.type == type, received.json["id"] == requestID else { continue }
             if invocation.json {
                 Output.line(received.line)
             } else {
-                lines(received.message).map(TerminalText.escaped).forEach(Output.line)
+                lines(received.json).map(TerminalText.escaped).forEach(Output.line)
             }
-            return status(received.message)
+            return status(received.json)
         }
     }
 }

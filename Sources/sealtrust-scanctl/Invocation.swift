@@ -1,3 +1,4 @@
+import Logging
 import StationWire
 
 /// What the command line asks for, per daemon.md.
@@ -14,10 +15,10 @@ struct Invocation: Equatable {
 
     static let defaultSocket = "/run/sealtrust-scand/scand.sock"
     static let usage = """
-        usage: sealtrust-scanctl [--socket PATH] watch [--json] [--reconnect]
+        usage: sealtrust-scanctl [--socket PATH] watch [--json] [--reconnect] [--lane NAME]
                sealtrust-scanctl [--socket PATH] verify [--json] STRING
                sealtrust-scanctl [--socket PATH] status [--json]
-               sealtrust-scanctl [--socket PATH] replay [--json] --since N [--no-follow]
+               sealtrust-scanctl [--socket PATH] replay [--json] --since N [--no-follow] [--lane NAME]
                sealtrust-scanctl [--socket PATH] passport [--json] [--tier TIER] SCAN_ID|IDENTIFIER|GTIN
                sealtrust-scanctl --version
         exit status: 0 done (verify: authentic, no theft report; passport: read); 4 verify gave identified (a printed
@@ -33,6 +34,8 @@ struct Invocation: Equatable {
     var reconnect = false
     /// `replay`: stop at the end of the replay instead of following live events.
     var follow = true
+    /// `watch` and `replay`: only the events of this lane's sources.
+    var lane: String?
 
     struct UsageError: Error {
         let message: String
@@ -44,6 +47,7 @@ struct Invocation: Equatable {
         var reconnect = false
         var noFollow = false
         var since: UInt64?
+        var lane: String?
         var tier: AccessTier?
         var command: String?
         var operands: [String] = []
@@ -79,6 +83,12 @@ struct Invocation: Equatable {
                     throw UsageError(message: "--since needs a whole number of 0 or more, not \"\(text)\"")
                 }
                 since = number
+            } else if argument == "--lane" || argument.hasPrefix("--lane=") {
+                let text = argument == "--lane" ? try value(of: argument) : String(argument.dropFirst("--lane=".count))
+                guard LaneName.isValid(text) else {
+                    throw UsageError(message: "--lane: a lane's name is \(LaneName.rule), not \"\(TerminalText.escaped(text, keepingAtMost: 64))\"")
+                }
+                lane = text
             } else if argument == "--tier" || argument.hasPrefix("--tier=") {
                 let text = argument == "--tier" ? try value(of: argument) : String(argument.dropFirst("--tier=".count))
                 guard let named = AccessTier(rawValue: text) else {
@@ -99,10 +109,11 @@ struct Invocation: Equatable {
         }
         guard !socketPath.isEmpty else { throw UsageError(message: "--socket needs a path") }
         guard tier == nil || command == "passport" else { throw UsageError(message: "--tier is for passport only") }
+        guard lane == nil || command == "watch" || command == "replay" else { throw UsageError(message: "--lane is for watch and replay only") }
         let action: Action
         switch command {
         case "watch":
-            guard operands.isEmpty, since == nil, !noFollow else { throw UsageError(message: "watch takes only --json and --reconnect") }
+            guard operands.isEmpty, since == nil, !noFollow else { throw UsageError(message: "watch takes only --json, --reconnect and --lane") }
             action = .watch
         case "verify":
             guard operands.count == 1 else {
@@ -116,7 +127,7 @@ struct Invocation: Equatable {
             guard operands.isEmpty, since == nil, !reconnect, !noFollow else { throw UsageError(message: "status takes only --json") }
             action = .status
         case "replay":
-            guard operands.isEmpty, !reconnect else { throw UsageError(message: "replay takes only --since N, --no-follow and --json") }
+            guard operands.isEmpty, !reconnect else { throw UsageError(message: "replay takes only --since N, --no-follow, --lane and --json") }
             guard let since else { throw UsageError(message: "replay needs --since N") }
             action = .replay(since: since)
         case "passport":
@@ -132,7 +143,7 @@ struct Invocation: Equatable {
         case let other?:
             throw UsageError(message: "unknown command \"\(other)\"")
         }
-        return Invocation(socketPath: socketPath, action: action, json: json, reconnect: reconnect, follow: !noFollow)
+        return Invocation(socketPath: socketPath, action: action, json: json, reconnect: reconnect, follow: !noFollow, lane: lane)
     }
 
     /// A scan id is the daemon's UUID; 8, 12, 13 or 14 digits are a GTIN; anything else is a passport identifier.

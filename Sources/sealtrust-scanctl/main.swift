@@ -15,7 +15,7 @@ do {
 }
 
 do {
-    exit(try Client(invocation: invocation).run())
+    exit(try await Client(invocation: invocation).run())
 } catch {
     Output.complain(error.message)
     exit(ExitStatus.unreachable)

@@ -19,7 +19,9 @@ import TestSupport
             let roff = key.replacingOccurrences(of: "-", with: "\\-")
             #expect(entries.contains { names($0, roff) }, "scand.conf(5) has no entry for \(key)")
             #expect(options.contains { names($0, "\\-\\-" + roff) }, "sealtrust-scand(8) has no entry for --\(key)")
-            #expect(exampleLines.contains { $0.hasPrefix("\(key) = ") }, "the example configuration has no line for \(key)")
+            // `lane NAME = SOURCE, ...` has the lane's name before `=`.
+            #expect(exampleLines.contains { $0.hasPrefix("\(key) = ") || (key == "lane" && $0.hasPrefix("lane ")) },
+                    "the example configuration has no line for \(key)")
         }
     }
 

@@ -21,7 +21,7 @@ import TestSupport
         #expect(read.journalPath == folder + "/journal" && read.socketPath == folder + "/run/scand.sock")
         #expect(read.tokenFile == folder + "/./token" && read.textsFile == folder + "/texts.json")
         #expect(read.sentences.replacing(in: "en")[.notSealTrust] == "Not ours.", "the texts file beside it was read")
-        #expect(read.camera == .y4m(folder + "/streams/camera.y4m"))
+        #expect(read.cameras == [.y4m(folder + "/streams/camera.y4m")])
         // An absolute path stays as written; a flag's relative path is the working directory's, as any program's.
         try "journal = /var/lib/elsewhere\n".write(toFile: config, atomically: true, encoding: .utf8)
         #expect(try options(["--config", config]).journalPath == "/var/lib/elsewhere")

@@ -49,7 +49,7 @@ struct MetricsTests {
         }
         let counters = try #require(status?["counters"])
 
-        // The bridge asks for status after each event: wait until its numbers are the daemon's.
+        // Each scrape asks the daemon's status; the read error's event may still be on its way to the bridge.
         var text = ""
         var samples: [String: Double] = [:]
         let deadline = ContinuousClock.now + .seconds(15)
@@ -100,6 +100,74 @@ struct MetricsTests {
         let body = try JSON.parse(health.body.trimmingCharacters(in: .newlines))
         #expect(body["status"]?.stringValue == "ok" && body["daemon"]?.stringValue == "reachable")
         #expect(body["sources"]?.arrayValue?.isEmpty == false)
+    }
+
+    /// Between a bridge and the daemon's socket: prints `ASKED` and each line the bridge sends, what it asked the daemon.
+    static let relay = #"""
+    import socket, sys, threading
+    listen_path, daemon_path = sys.argv[1], sys.argv[2]
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(listen_path)
+    server.listen(16)
+    print("LISTENING", flush=True)
+    said = threading.Lock()
+    def carry(source, target, asked):
+        pending = b""
+        try:
+            while data := source.recv(65536):
+                target.sendall(data)
+                if asked:
+                    *lines, pending = (pending + data).split(b"\n")
+                    with said:
+                        for line in lines:
+                            print("ASKED " + line.decode("utf-8", "replace"), flush=True)
+        except OSError:
+            pass
+        for end in (source, target):
+            try:
+                end.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+    while True:
+        client, _ = server.accept()
+        daemon = socket.socket(socket.AF_UNIX)
+        try:
+            daemon.connect(daemon_path)
+        except OSError:
+            client.close()
+            continue
+        threading.Thread(target=carry, args=(client, daemon, True), daemon=True).start()
+        threading.Thread(target=carry, args=(daemon, client, False), daemon=True).start()
+    """#
+
+    /// A station that reads 20 codes is not asked 20 `status`es: one scrape is one question, and its numbers are the
+    /// daemon's at that moment, the verdicts' latencies included.
+    @Test func twentyVerdictsCostNoStatusAndAScrapeCostsOne() async throws {
+        let rig = try StationRig()
+        let station = try await rig.connect()
+        defer { station.close() }
+        let relayPath = rig.directory + "/relay.sock"
+        let relay = try ChildProcess("/usr/bin/python3", ["-c", Self.relay, relayPath, rig.socketPath])
+        defer { _ = relay.stop() }
+        _ = try relay.waitForLineBlocking(timeout: .seconds(10)) { $0 == "LISTENING" }
+        let kiosk = try KioskProcess(socketPath: relayPath)
+        defer { kiosk.stop() }
+        _ = try await Self.metrics(port: kiosk.port) { $0["sealtrust_up"] == 1 }
+        let statusesAsked = { relay.lines.filter { $0.hasPrefix("ASKED ") && $0.contains(#""cmd":"status""#) }.count }
+        let before = statusesAsked()
+        let started = ContinuousClock.now
+
+        for index in 0..<20 { _ = try await verify("https://sealtrust.io/p/SN-00042", on: station, id: "v\(index)") }
+        let text = try httpGet(port: kiosk.port, path: "/metrics").body
+        let samples = try Self.samples(text)
+        let asked = statusesAsked() - before
+        // The bridge's own status every 5 s goes on; the scrape adds one.
+        let allowed = 1 + Int(((ContinuousClock.now - started) / .seconds(5)).rounded(.up))
+        #expect(asked >= 1 && asked <= allowed, "\(asked) status commands for 20 verdicts and one scrape (at most \(allowed))")
+        #expect(samples["sealtrust_scans_total{medium=\"manual\"}"] == 20, "\(text)")
+        #expect(samples["sealtrust_verdicts_total{outcome=\"identified\"}"] == 20, "\(text)")
+        #expect(samples["sealtrust_verdict_latency_seconds_count"] == 20, "\(text)")
+        #expect((samples["sealtrust_journal_last_seq"] ?? 0) >= 40)
     }
 
     /// `/metrics` until `condition` holds of its samples, or the deadline.

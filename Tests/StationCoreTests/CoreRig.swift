@@ -76,7 +76,7 @@ struct CoreRig {
     static func options(directory: String) -> DaemonOptions {
         var options = DaemonOptions()
         options.nfc = .none
-        options.camera = .none
+        options.cameras = []
         options.journalPath = directory + "/journal"
         options.station = "test-bench"
         return options

@@ -61,7 +61,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let routes = KioskRoutes(pages: KioskPages(holdSeconds: 8), hosts: hosts, hub: hub, station: station, desk: desk, resume: { _ in })
     for path in ["/", "/events", "/metrics", "/healthz", "/passport", "/certificate.svg", text] {
         let request = HTTPRequest(method: type.isEmpty ? "GET" : type, path: path, host: text, requestLineBytes: size, headerBytes: size, hasBody: size % 3 == 0,
-                                  lastEventID: line, scanID: size % 5 == 0 ? nil : text)
+                                  lastEventID: line, scanID: size % 5 == 0 ? nil : text, lane: size % 7 == 0 ? nil : text)
         if case .eventStream(let stream) = routes.answer(request) { stream.end() }
     }
     asked = sent.withLock { $0 }
