@@ -169,7 +169,8 @@ let package = Package(
         .testTarget(
             name: "MQTTBridgeTests",
             dependencies: [
-                "BridgeTestSupport", "TestSupport", "ScanJournal", "JSONCore", "MQTTBridge", "StationWire", "sealtrust-scand", "sealtrust-mqtt",
+                "BridgeTestSupport", "TestSupport", "ScanJournal", "JSONCore", "MQTTBridge", "StationWire", "StationClient", "POSIXSupport",
+                "sealtrust-scand", "sealtrust-mqtt",
             ]
         ),
         .testTarget(

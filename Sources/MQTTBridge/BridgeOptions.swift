@@ -12,6 +12,8 @@ struct BridgeOptions: Sendable {
     /// `--url`, in the order given: the first that answers is used, the first of all whenever it answers again.
     var urls: [BrokerAddress] = []
     var topicPrefix = "sealtrust"
+    /// `--mqtt-version 3.1.1`: every CONNECT is MQTT 3.1.1 (default 5, with 3.1.1 where a broker refuses 5).
+    var mqttVersion = BrokerSettings.ProtocolVersion.mqtt5
     var credentialsPath: String?
     var caFile: String?
     var certificate: String?
@@ -22,9 +24,9 @@ struct BridgeOptions: Sendable {
 
     static let usage = """
         usage: sealtrust-mqtt [--socket PATH] --url mqtt://HOST[:PORT]|mqtts://HOST[:PORT]... [--topic-prefix P]
-                              [--credentials FILE] [--ca FILE] [--cert FILE --key FILE] [--state-dir DIR]
+                              [--mqtt-version 5|3.1.1] [--credentials FILE] [--ca FILE] [--cert FILE --key FILE] [--state-dir DIR]
                               [--version] [--help]
-               sealtrust-mqtt watch --url URL... [--topic-prefix P] [--credentials FILE] [--ca FILE] [--cert FILE --key FILE]
+               sealtrust-mqtt watch --url URL... [--topic-prefix P] [--mqtt-version 5|3.1.1] [--credentials FILE] [--ca FILE] [--cert FILE --key FILE]
                                     [--output DIR]
         """
 
@@ -53,6 +55,12 @@ struct BridgeOptions: Sendable {
                       value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }), value.utf8.count <= 200
                 else { throw UsageError("--topic-prefix must be a topic without +, # or a trailing /") }
                 options.topicPrefix = value
+            case "--mqtt-version":
+                switch value {
+                case "5": options.mqttVersion = .mqtt5
+                case "3.1.1": options.mqttVersion = .mqtt311
+                default: throw UsageError("--mqtt-version is 5 or 3.1.1")
+                }
             case "--credentials": options.credentialsPath = value
             case "--ca": options.caFile = value
             case "--cert": options.certificate = value

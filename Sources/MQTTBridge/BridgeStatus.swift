@@ -17,7 +17,7 @@ struct BridgeStatus: Sendable {
     }
 
     /// One line for systemd's STATUS=.
-    func line(acknowledged: UInt64, replays: Replayer.Progress) -> String {
+    func line(acknowledged: UInt64, replays: ReplayQueue.Progress) -> String {
         let state = brokerOnline && daemonOnline ? "online" : "degraded"
         var line = "\(state): broker \(broker); daemon \(daemon); acked seq \(acknowledged), lag \(lag(acknowledged: acknowledged))"
         if replays.answered > 0 || replays.waiting > 0 || replays.current != nil {
@@ -29,7 +29,7 @@ struct BridgeStatus: Sendable {
     }
 
     /// The retained status: `{"state":"online", ...the daemon's status fields, "acked_seq":.., "lag":..}`.
-    func payload(acknowledged: UInt64, replays: Replayer.Progress) -> String {
+    func payload(acknowledged: UInt64, replays: ReplayQueue.Progress) -> String {
         var members: [(String, JSON)] = [("state", "online"), ("station", .string(station))]
         members += daemonFields.filter { !["state", "station", "acked_seq", "lag", "daemon", "replay"].contains($0.0) }
         members.append(("daemon", .string(daemonOnline ? "connected" : daemon)))

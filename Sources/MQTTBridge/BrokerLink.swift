@@ -14,7 +14,8 @@ import Synchronization
 ///
 /// With several brokers (`--url` repeated), a failed or lost one is followed at once by the next, and the back-off
 /// waits only once every broker has failed in turn; on a later broker, the first is tried every
-/// `returnCheckInterval` (`BrokerProbe`), and once it answers the session ends cleanly and the link goes back to it.
+/// `returnCheckInterval` (`BrokerProbe`), and once it answers, and what this session was handed is acknowledged
+/// (`BrokerObserver.mayLeave`, `returnDrainLimit` at most), the session ends cleanly and the link goes back to it.
 /// Each session sets its will and its status on the broker it is with.
 final class BrokerLink: Sendable {
     private struct Live: Sendable {
@@ -84,7 +85,8 @@ final class BrokerLink: Sendable {
     private func runSessions() {
         let addresses = settings.addresses
         var backoff = ReconnectBackoff(longest: Self.longestWait)
-        var versions = addresses.map { _ in Int32(MQTT_PROTOCOL_V5) }
+        let first = settings.firstVersion == .mqtt311 ? Int32(MQTT_PROTOCOL_V311) : Int32(MQTT_PROTOCOL_V5)
+        var versions = addresses.map { _ in first }
         var index = 0
         /// Brokers that failed in a row since the last accepted session: the back-off waits once all have.
         var failedInTurn = 0
@@ -180,14 +182,21 @@ final class BrokerLink: Sendable {
         let started = ContinuousClock.now
         firstAnswers.store(false, ordering: .sequentiallyConsistent)
         if index > 0 { watchForTheFirst(during: session) }
+        /// When the first was found answering again: the session is left once the observer may leave it, or after
+        /// `returnDrainLimit`.
+        var firstAnsweredAt: ContinuousClock.Instant?
         while true {
             if isStopping {
                 closeCleanly(handle, context: context)
                 return .stopped
             }
             if context.accepted && firstAnswers.load(ordering: .sequentiallyConsistent) {
-                closeCleanly(handle, context: context)
-                return .returning
+                let since = firstAnsweredAt ?? ContinuousClock.now
+                firstAnsweredAt = since
+                if observer.mayLeave || ContinuousClock.now - since >= settings.returnDrainLimit {
+                    closeCleanly(handle, context: context)
+                    return .returning
+                }
             }
             do {
                 try handle.loop(milliseconds: 250)
@@ -311,7 +320,9 @@ private final class SessionContext: Sendable {
                 // MQTT 5: no retained message at subscription when none is wanted (3.1.1 has no such option).
                 let options = !link.settings.retainedWanted && context.protocolVersion == Int32(MQTT_PROTOCOL_V5)
                     ? Int32(MQTT_SUB_OPT_SEND_RETAIN_NEVER.rawValue) : 0
-                for pattern in link.settings.subscriptions { mosquitto_subscribe_v5(mosq, nil, pattern, 1, options, nil) }
+                for pattern in link.settings.subscriptions {
+                    mosquitto_subscribe_v5(mosq, nil, pattern, link.settings.subscriptionQoS, options, nil)
+                }
             }
         }
         mosquitto_publish_v5_callback_set(handle.pointer) { _, context, mid, reason, _ in

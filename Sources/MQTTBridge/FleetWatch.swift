@@ -40,9 +40,11 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
     private let link = Mutex<BrokerLink?>(nil)
 
     init(options: BridgeOptions, credentials: Credentials?) {
-        settings = BrokerSettings(addresses: options.urls, clientID: "sealtrust-mqtt-watch-\(getpid())", credentials: credentials,
-                                  caFile: options.caFile, certificate: options.certificate, key: options.key,
-                                  willTopic: nil, subscriptions: Topics.watched(prefix: options.topicPrefix))
+        var settings = BrokerSettings(addresses: options.urls, clientID: "sealtrust-mqtt-watch-\(getpid())", credentials: credentials,
+                                      caFile: options.caFile, certificate: options.certificate, key: options.key,
+                                      willTopic: nil, subscriptions: Topics.watched(prefix: options.topicPrefix))
+        settings.firstVersion = options.mqttVersion
+        self.settings = settings
         prefix = options.topicPrefix
         outputDirectory = options.outputDirectory
     }
@@ -144,6 +146,9 @@ final class FleetWatch: BrokerObserver, Service, Sendable {
     }
 
     func brokerAcknowledged(mid: Int32, session: Int, reasonCode: Int32) {}
+
+    /// The watch publishes only replay requests, which it asks again when unanswered.
+    var mayLeave: Bool { true }
 
     func brokerUnavailable(reason: String, next: BrokerAddress, retryIn: Duration) {
         bridgeLog.error("broker: \(reason.printable); trying \(next) in \(retryIn.components.seconds) s")

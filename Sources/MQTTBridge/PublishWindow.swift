@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The events published but not yet acknowledged, and the acknowledged seq: the highest seq such that it and every seq
 /// before it have a PUBACK of this session.
 ///
@@ -8,7 +6,9 @@ import Synchronization
 /// the mids of an earlier session) would delete it and count it acknowledged. Each message is recorded before its
 /// PUBACK can be taken (`BrokerLink` serializes the two), so a PUBACK for a mid that is not recorded moves nothing, and
 /// an event is recorded only right after the one before it, in the session the window is in.
-final class PublishWindow: Sendable {
+///
+/// A value inside `BridgeRules`: the runtime waits for room (`admission` nil) until a PUBACK or a new session.
+struct PublishWindow: Sendable {
     enum Admission: Equatable {
         case publish
         /// A session ended with events unacknowledged: follow the daemon again from this seq.
@@ -16,7 +16,6 @@ final class PublishWindow: Sendable {
         /// Not the next seq: an event read before the daemon was followed again from an earlier seq; the
         /// restarted feed brings it again in its place.
         case stale
-        case stopped
     }
 
     private struct Flight {
@@ -24,183 +23,137 @@ final class PublishWindow: Sendable {
         var acknowledged: Bool
     }
 
-    private struct State {
-        var flights: [Flight] = []
-        var head = 0
-        var index: [Int32: Int] = [:]
-        /// Messages that are not events (the status, replays, answers): their PUBACK moves nothing, but they take room.
-        var others: Set<Int32> = []
-        var acknowledgedSeq: UInt64
-        var publishedSeq: UInt64
-        var session = 0
-        /// The session's room: `capacity`, or the broker's receive maximum when lower.
-        var room = 0
-        var ready = false
-        var needsResend = false
-        var count: Int { flights.count - head }
-        var hasRoom: Bool { count + others.count < room }
-    }
-
     /// The most events in flight, whatever the broker allows.
     let capacity: Int
-    private let state: Mutex<State>
-    /// Rings when room may have been made (a PUBACK, a new session); one ring kept while nobody waits.
-    private let rings: AsyncStream<Void>
-    private let bell: AsyncStream<Void>.Continuation
+    private var flights: [Flight] = []
+    private var head = 0
+    private var index: [Int32: Int] = [:]
+    /// Messages that are not events (the status, replays, answers): their PUBACK moves nothing, but they take room.
+    private var others: Set<Int32> = []
+    private(set) var acknowledgedSeq: UInt64
+    private var publishedSeq: UInt64
+    private var session = 0
+    /// The session's room: `capacity`, or the broker's receive maximum when lower.
+    private var room = 0
+    private var ready = false
+    private var needsResend = false
 
     init(capacity: Int, acknowledgedSeq: UInt64) {
         self.capacity = capacity
-        state = Mutex(State(acknowledgedSeq: acknowledgedSeq, publishedSeq: acknowledgedSeq))
-        (rings, bell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.acknowledgedSeq = acknowledgedSeq
+        publishedSeq = acknowledgedSeq
     }
 
-    var acknowledgedSeq: UInt64 { state.withLock { $0.acknowledgedSeq } }
-    var inFlight: Int { state.withLock { $0.count } }
+    var inFlight: Int { flights.count - head }
+    private var hasRoom: Bool { inFlight + others.count < room }
+    /// A message that is not an event may be handed over now.
+    var hasRoomForOther: Bool { ready && hasRoom }
 
     /// A session was accepted, whose broker takes `receiveMaximum` messages in flight. What the last one left
     /// unacknowledged is gone with its libmosquitto instance: the caller takes the resend (`takeResend`) at once, since
     /// no event may come from the daemon to ask for it.
-    func sessionStarted(_ session: Int, receiveMaximum: Int) {
-        state.withLock { state in
-            state.session = session
-            state.room = max(1, min(capacity, receiveMaximum))
-            state.ready = true
-            if state.publishedSeq > state.acknowledgedSeq { state.needsResend = true }
-            state.flights.removeAll()
-            state.head = 0
-            state.index.removeAll()
-            state.others.removeAll()
-        }
-        bell.yield()
+    mutating func sessionStarted(_ session: Int, receiveMaximum: Int) {
+        self.session = session
+        room = max(1, min(capacity, receiveMaximum))
+        ready = true
+        if publishedSeq > acknowledgedSeq { needsResend = true }
+        flights.removeAll()
+        head = 0
+        index.removeAll()
+        others.removeAll()
     }
 
-    func sessionEnded() {
-        state.withLock { $0.ready = false }
+    mutating func sessionEnded() {
+        ready = false
     }
 
-    /// Waits until the broker is connected and the window has room for event `seq`; `.stopped` once the task is
-    /// cancelled. One task admits at a time.
-    func admit(seq: UInt64) async -> Admission {
-        var ringing = rings.makeAsyncIterator()
-        while !Task.isCancelled {
-            if let admitted = state.withLock({ state in canAdmit(state) ? Self.admission(&state, seq: seq) : nil }) { return admitted }
-            guard await ringing.next() != nil else { break }
-        }
-        return .stopped
-    }
-
-    /// Waits until a message that is not an event (a replayed one) has room; false once the task is cancelled. It polls:
-    /// the bell is the events' task's.
-    func admitOther() async -> Bool {
-        while !Task.isCancelled {
-            if state.withLock({ $0.ready && $0.hasRoom }) { return true }
-            do { try await Task.sleep(for: .milliseconds(20)) } catch { return false }
-        }
-        return false
+    /// Whether event `seq` may be handed over now; nil while it must wait (no session, no room) for a PUBACK or a new
+    /// session.
+    mutating func admission(seq: UInt64) -> Admission? {
+        guard ready && (needsResend || hasRoom) else { return nil }
+        // In seq order only: the flights' order is what makes the acknowledged seq contiguous.
+        guard needsResend else { return seq == publishedSeq + 1 ? .publish : .stale }
+        needsResend = false
+        publishedSeq = acknowledgedSeq
+        return .resend(from: acknowledgedSeq)
     }
 
     /// The resend a new session (or a publish on a session that had just ended) calls for, taken once: the seq to
     /// follow the daemon again from; nil when none is due.
-    func takeResend() -> UInt64? {
-        state.withLock { state in
-            guard state.needsResend else { return nil }
-            state.needsResend = false
-            state.publishedSeq = state.acknowledgedSeq
-            return state.acknowledgedSeq
-        }
+    mutating func takeResend() -> UInt64? {
+        guard needsResend else { return nil }
+        needsResend = false
+        publishedSeq = acknowledgedSeq
+        return acknowledgedSeq
     }
 
     /// An event handed to libmosquitto on `session` as message `mid`, before its PUBACK can be taken; false when it
     /// cannot count: that session is not the window's (it ended, or the window has not heard of it yet), or the event
     /// does not follow the last one recorded (it was admitted in an earlier session). A resend (`takeResend`) is then due.
     @discardableResult
-    func record(seq: UInt64, mid: Int32, session: Int) -> Bool {
-        state.withLock { state in
-            let follows = seq == (state.flights.last?.seq ?? state.acknowledgedSeq) + 1
-            state.publishedSeq = seq
-            guard session == state.session, follows, state.index[mid] == nil else {
-                state.needsResend = true
-                return false
-            }
-            state.index[mid] = state.flights.count
-            state.flights.append(Flight(seq: seq, acknowledged: false))
-            return true
+    mutating func record(seq: UInt64, mid: Int32, session: Int) -> Bool {
+        let follows = seq == (flights.last?.seq ?? acknowledgedSeq) + 1
+        publishedSeq = seq
+        guard session == self.session, follows, index[mid] == nil else {
+            needsResend = true
+            return false
         }
+        index[mid] = flights.count
+        flights.append(Flight(seq: seq, acknowledged: false))
+        return true
     }
 
     /// A message that is not an event (the status, a replayed event, an answer) handed to libmosquitto, before its
     /// PUBACK can be taken.
-    func recordOther(mid: Int32, session: Int) {
-        state.withLock { state in
-            guard session == state.session else { return }
-            state.others.insert(mid)
-        }
+    mutating func recordOther(mid: Int32, session: Int) {
+        guard session == self.session else { return }
+        others.insert(mid)
     }
 
     /// Seqs removed by the daemon's retention: nothing to wait for up to `seq`.
-    func skip(through seq: UInt64) {
-        state.withLock { state in
-            state.publishedSeq = max(state.publishedSeq, seq)
-            state.flights.append(Flight(seq: seq, acknowledged: true))
-            Self.advance(&state)
-        }
+    mutating func skip(through seq: UInt64) {
+        publishedSeq = max(publishedSeq, seq)
+        flights.append(Flight(seq: seq, acknowledged: true))
+        advance()
     }
 
     /// The daemon's journal started again below what was acknowledged: count from `seq`.
-    func rebase(to seq: UInt64) {
-        state.withLock { state in
-            state.flights.removeAll()
-            state.head = 0
-            state.index.removeAll()
-            state.acknowledgedSeq = seq
-            state.publishedSeq = seq
-            state.needsResend = false
-        }
+    mutating func rebase(to seq: UInt64) {
+        flights.removeAll()
+        head = 0
+        index.removeAll()
+        acknowledgedSeq = seq
+        publishedSeq = seq
+        needsResend = false
     }
 
     /// A PUBACK; returns the event's seq when it was one. A mid this session did not record (an earlier session's, one
     /// never sent) moves nothing.
     @discardableResult
-    func acknowledge(mid: Int32, session: Int) -> UInt64? {
-        let seq = state.withLock { state -> UInt64? in
-            guard session == state.session else { return nil }
-            if state.others.remove(mid) != nil { return nil }
-            guard let position = state.index.removeValue(forKey: mid) else { return nil }
-            state.flights[position].acknowledged = true
-            let seq = state.flights[position].seq
-            Self.advance(&state)
-            return seq
-        }
-        bell.yield()
+    mutating func acknowledge(mid: Int32, session: Int) -> UInt64? {
+        guard session == self.session else { return nil }
+        if others.remove(mid) != nil { return nil }
+        guard let position = index.removeValue(forKey: mid) else { return nil }
+        flights[position].acknowledged = true
+        let seq = flights[position].seq
+        advance()
         return seq
     }
 
-    private func canAdmit(_ state: State) -> Bool {
-        state.ready && (state.needsResend || state.hasRoom)
-    }
-
-    private static func admission(_ state: inout State, seq: UInt64) -> Admission {
-        // In seq order only: the flights' order is what makes the acknowledged seq contiguous.
-        guard state.needsResend else { return seq == state.publishedSeq + 1 ? .publish : .stale }
-        state.needsResend = false
-        state.publishedSeq = state.acknowledgedSeq
-        return .resend(from: state.acknowledgedSeq)
-    }
-
-    private static func advance(_ state: inout State) {
-        while state.head < state.flights.count, state.flights[state.head].acknowledged {
-            state.acknowledgedSeq = state.flights[state.head].seq
-            state.head += 1
+    private mutating func advance() {
+        while head < flights.count, flights[head].acknowledged {
+            acknowledgedSeq = flights[head].seq
+            head += 1
         }
-        if state.head == state.flights.count {
-            state.flights.removeAll(keepingCapacity: true)
-            state.head = 0
-            state.index.removeAll(keepingCapacity: true)
-        } else if state.head >= 4_096 {
-            state.flights.removeFirst(state.head)
-            let shift = state.head
-            state.index = state.index.mapValues { $0 - shift }
-            state.head = 0
+        if head == flights.count {
+            flights.removeAll(keepingCapacity: true)
+            head = 0
+            index.removeAll(keepingCapacity: true)
+        } else if head >= 4_096 {
+            flights.removeFirst(head)
+            let shift = head
+            index = index.mapValues { $0 - shift }
+            head = 0
         }
     }
 }

@@ -2,7 +2,7 @@ import StationWire
 
 /// The topics of outputs.md: `<prefix>/<station>/event/<type>` and `<prefix>/<station>/status`, and the gap repair's
 /// `<prefix>/<station>/replay` and `<prefix>/<station>/replay/answer`.
-struct Topics: Sendable {
+struct Topics: Equatable, Sendable {
     let prefix: String
     let station: String
 

@@ -55,19 +55,19 @@ struct AcknowledgementTests {
     /// with that mid; an event counts only right after the one before it, in the window's session; PUBACKs out of order
     /// move the acknowledged seq only over what is acknowledged from its start.
     @Test func theWindowCountsOnlyWhatItRecordedInOrderInItsSession() {
-        let window = PublishWindow(capacity: 10, acknowledgedSeq: 0)
+        var window = PublishWindow(capacity: 10, acknowledgedSeq: 0)
         window.sessionStarted(1, receiveMaximum: 5)
-        #expect(window.record(seq: 1, mid: 1, session: 1))
-        #expect(window.record(seq: 2, mid: 2, session: 1))
+        #expect(window.record(seq: 1, mid: 1, session: 1) == true)
+        #expect(window.record(seq: 2, mid: 2, session: 1) == true)
         #expect(window.acknowledge(mid: 9, session: 1) == nil)
-        #expect(window.record(seq: 3, mid: 9, session: 1))
+        #expect(window.record(seq: 3, mid: 9, session: 1) == true)
         #expect(window.acknowledge(mid: 2, session: 1) == 2)
         #expect(window.acknowledgedSeq == 0)
         #expect(window.acknowledge(mid: 1, session: 2) == nil)
         #expect(window.acknowledge(mid: 1, session: 1) == 1)
         #expect(window.acknowledgedSeq == 2)
-        #expect(!window.record(seq: 5, mid: 10, session: 1))
-        #expect(!window.record(seq: 4, mid: 11, session: 2))
+        #expect(window.record(seq: 5, mid: 10, session: 1) == false)
+        #expect(window.record(seq: 4, mid: 11, session: 2) == false)
         #expect(window.takeResend() == 2)
     }
 }

@@ -37,19 +37,19 @@ struct ReplayQueueTests {
     /// 64 queued `{"since":0}` meant ten minutes of repeats while real repairs were refused as busy. The same range
     /// joins the one that waits; what waits is bounded in events.
     @Test func theSameRangeJoinsTheOneThatWaitsAndWhatWaitsIsBoundedInEvents() {
-        let replayer = Replayer(socketPath: "/nonexistent/scand.sock")
-        for _ in 0..<64 { #expect(replayer.submit(payload: Array(#"{"since":0}"#.utf8)) == nil) }
-        #expect(replayer.progress.waiting == 1)
-        #expect(replayer.submit(payload: Array(#"{"from":1,"to":100000}"#.utf8)) == nil)
-        #expect(replayer.progress.waiting == 2)
-        let busy = replayer.submit(payload: Array(#"{"from":200001,"to":200001}"#.utf8))
-        #expect(busy?.refusal == "busy: 200000 events are asked for already; ask again later")
-        #expect(replayer.submit(payload: Array(#"{"from":1,"to":100000}"#.utf8)) == nil)
+        var queue = ReplayQueue()
+        for _ in 0..<64 { #expect(queue.submit(payload: Array(#"{"since":0}"#.utf8)).refusal == nil) }
+        #expect(queue.progress.waiting == 1)
+        #expect(queue.submit(payload: Array(#"{"from":1,"to":100000}"#.utf8)).refusal == nil)
+        #expect(queue.progress.waiting == 2)
+        let busy = queue.submit(payload: Array(#"{"from":200001,"to":200001}"#.utf8))
+        #expect(busy.refusal?.refusal == "busy: 200000 events are asked for already; ask again later")
+        #expect(queue.submit(payload: Array(#"{"from":1,"to":100000}"#.utf8)) == .joined)
     }
 
     /// 935 warning lines in 40 s: one line per interval, the next saying how many were held back.
     @Test func aFloodOfWarningsIsOneLinePerIntervalWithACount() {
-        let log = LimitedLog(interval: .seconds(10))
+        var log = LimitedLog(interval: .seconds(10))
         let start = ContinuousClock.now
         #expect(log.admit("refused", at: start) == "refused")
         for second in 1...9 { #expect(log.admit("refused", at: start + .seconds(second)) == nil) }

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """`make bench-fleet`: N stations (a daemon and a sealtrust-mqtt each) on one mosquitto, through a broker restart and a
-broker pause mid-burst, beside mosquitto_pub publishing the same events in the same run.
+broker pause mid-burst (or, with --scenarios steady, no outage: the broker's load), beside mosquitto_pub publishing the same events in the same run.
 
 Each station gets CODES foreign codes through `verify`, one every INTERVAL seconds (2 events each). One second into
 the burst the broker is stopped (SIGTERM, then a new one on the same persistence OUTAGE seconds later) or paused
@@ -8,6 +8,7 @@ the burst the broker is stopped (SIGTERM, then a new one on the same persistence
 line, as it comes, to a `mosquitto_pub -l -q 1` of that station (the reference: the broker's own client, no repair).
 
 Measured for each scenario:
+- with steady: the events delivered per second at the subscriber and the broker's CPU time per 1,000 of them;
 - the bridges' events: missing at the consumer (`sealtrust-mqtt watch --output`) before repair (the ranges it had to
   ask for) and after (what its files lack once every gap is repaired or the wait ends), repeats it dropped;
 - the reference's events: missing and repeated at a persistent QoS 1 mosquitto_sub;
@@ -44,6 +45,13 @@ def rss_kib(pid, field="VmRSS"):
     except OSError:
         return 0
     return 0
+
+
+def cpu_seconds(pid):
+    """User and system time of a process so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class Broker:
@@ -294,15 +302,18 @@ def measure(args, scenario, started, root):
     threads = [threading.Thread(target=s.burst, args=(args.codes, args.interval, scenario)) for s in stations]
     for t in threads:
         t.start()
+    broker_cpu = cpu_seconds(broker.process.pid)
     time.sleep(1)
     if scenario == "restart":
         broker.stop()
         time.sleep(args.outage)
         back = broker.start()
-    else:
+    elif scenario == "pause":
         broker.process.send_signal(signal.SIGSTOP)
         time.sleep(args.outage)
         broker.process.send_signal(signal.SIGCONT)
+        back = time.monotonic()
+    else:
         back = time.monotonic()
     for t in threads:
         t.join()
@@ -311,6 +322,8 @@ def measure(args, scenario, started, root):
     # Every station online again: the bridge's first STATUS=online after the broker's return (a pause may not have
     # ended its session at all: then it is online at the return).
     def online_again(station):
+        if scenario == "steady":
+            return 0.0
         if scenario == "pause" and not any(not text.startswith("online") for at, text in station.statuses if at >= back - args.outage):
             return 0.0
         return next((at - back for at, text in station.statuses if at >= back and text.startswith("online")), None)
@@ -334,6 +347,14 @@ def measure(args, scenario, started, root):
             open(s.dir + "/state/acked-seq").read().strip() == str(per_station) for s in stations), 120, 0.2)
     time.sleep(2)  # the subscriber's last lines
     peak = [rss_kib(s.bridge.pid, "VmHWM") for s in stations]
+    if scenario == "steady":
+        # The broker's share of a core while the fleet's events went through it (no outage: one broker's capacity).
+        received = sorted(at for at, topic, _ in raw.lines() if topic.startswith("fleet/") and not topic.endswith("/status"))
+        span = received[-1] - received[0]
+        used = cpu_seconds(broker.process.pid) - broker_cpu
+        broker_load = {"offered_events_per_s": round(len(stations) * 2 / args.interval),
+                       "delivered_events_per_s": round(len(received) / span), "delivery_span_s": round(span, 1),
+                       "broker_cpu_s": round(used, 2), "broker_cpu_ms_per_1000_events": round(1e6 * used / len(received), 1)}
 
     # The subscriber's view: bridge events (before any repair when --tap) and the reference's.
     seen = {"fleet": {}, "ref": {}}
@@ -377,6 +398,8 @@ def measure(args, scenario, started, root):
             sum(per_station for s in stations if not os.path.exists(f"{root}/out/{s.name}.jsonl"))
         result["watch"] = summary[-1].split(": ", 1)[-1] if summary else text[-300:]
         result["all_gaps_repaired_s_after_return"] = None if repaired_at is None else round(repaired_at, 1)
+    if scenario == "steady":
+        result.update(broker_load)
     result["subscriber_missing_bridge_events"] = subscriber_missing
     result["subscriber_repeats_bridge_events"] = subscriber_repeats
     result["online_again_s_p50"] = round(statistics.median(online), 1)
