@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import POSIXSupport
 import SealTrustKit
+import Sentences
 import StationWire
 
 /// Reads daemon.md's command line and `key = value` configuration file into `DaemonOptions`.

@@ -1,5 +1,6 @@
 import Logging
 import POSIXSupport
+import Sentences
 import StationWire
 /// `sealtrust-kiosk`'s command line (outputs.md).
 public struct KioskOptions: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import Sentences
+
 /// The kiosk page: one document, styles and script inline, nothing loaded from elsewhere (the station may be offline).
 ///
 /// Everything the daemon sends is put on the page as text (`textContent`, never markup), cut to a length, and

@@ -1,5 +1,6 @@
 import DaemonConfiguration
 import SealTrustKit
+import Sentences
 
 /// What SIGHUP may change without a restart, as the station's rules read it. A class: every scan's call holds the
 /// settings it was taken under, and a day's deferred scans would otherwise each hold a copy of over a kilobyte.
@@ -14,7 +15,7 @@ final class StationSettings: Sendable {
         self.options = options
         let replaced = options.sentences.replacing(in: options.language.rawValue)
         texts = (options.language == .fr ? ScreenTexts.french : .english).replacing(replaced)
-        messages = StationMessages.forLanguage(options.language).replacing(replaced)
+        messages = (options.language == .fr ? StationMessages.french : .english).replacing(replaced)
         laneBySource = options.laneBySource
     }
 }

@@ -1,4 +1,5 @@
 import SealTrustKit
+import Sentences
 @testable import StationCore
 import StationWire
 import Testing

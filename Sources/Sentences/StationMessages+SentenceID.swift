@@ -1,8 +1,6 @@
-import StationWire
-
 extension StationMessages {
     /// Each sentence's id in a `texts` file.
-    static let fieldsByID: [SentenceID: WritableKeyPath<StationMessages, String> & Sendable] = [
+    public static let fieldsByID: [SentenceID: WritableKeyPath<StationMessages, String> & Sendable] = [
         .readErrorHoldStill: \.holdStill,
         .readErrorNoSealTrustLink: \.noSealTrustLink,
         .readErrorUnreadableTag: \.unreadableTag,
@@ -12,7 +10,7 @@ extension StationMessages {
     ]
 
     /// These sentences with the file's in their place.
-    func replacing(_ sentences: [SentenceID: String]) -> StationMessages {
+    public func replacing(_ sentences: [SentenceID: String]) -> StationMessages {
         var messages = self
         for (id, sentence) in sentences {
             if let field = Self.fieldsByID[id] { messages[keyPath: field] = sentence }

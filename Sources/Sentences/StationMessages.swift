@@ -1,4 +1,3 @@
-import DaemonConfiguration
 import StationWire
 
 /// The sentences a station's screen shows for what the kit's `ScreenTexts` does not cover:
@@ -31,13 +30,6 @@ public struct StationMessages: Sendable {
         credentialsRefused: "SealTrust a refusé les identifiants de cette station\u{A0}: aucun verdict ne peut être donné. "
             + "Opérateur\u{A0}: vérifiez le jeton d'accès de la station."
     )
-
-    public static func forLanguage(_ language: DaemonOptions.Language) -> StationMessages {
-        switch language {
-        case .en: english
-        case .fr: french
-        }
-    }
 
     /// What to show for a `read_error`, by its reason.
     public func readError(reason: ReadErrorReason) -> String {

@@ -1,5 +1,3 @@
-import StationWire
-
 extension ScreenTexts {
     /// Each sentence's id in a `texts` file.
     public static let fieldsByID: [SentenceID: WritableKeyPath<ScreenTexts, String> & Sendable] = [
