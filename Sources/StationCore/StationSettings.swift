@@ -7,7 +7,7 @@ import Sentences
 final class StationSettings: Sendable {
     let options: DaemonOptions
     let texts: ScreenTexts
-    let messages: StationMessages
+    let messages: NoVerdictTexts
     /// Each source's lane, by the id events give it; a lane is set at start (a reload keeps the running ones).
     let laneBySource: [String: String]
 
@@ -15,7 +15,7 @@ final class StationSettings: Sendable {
         self.options = options
         let replaced = options.sentences.replacing(in: options.language.rawValue)
         texts = (options.language == .fr ? ScreenTexts.french : .english).replacing(replaced)
-        messages = (options.language == .fr ? StationMessages.french : .english).replacing(replaced)
+        messages = (options.language == .fr ? NoVerdictTexts.french : .english).replacing(replaced)
         laneBySource = options.laneBySource
     }
 }

@@ -1,6 +1,6 @@
-extension StationMessages {
+extension NoVerdictTexts {
     /// Each sentence's id in a `texts` file.
-    public static let fieldsByID: [SentenceID: WritableKeyPath<StationMessages, String> & Sendable] = [
+    public static let fieldsByID: [SentenceID: WritableKeyPath<NoVerdictTexts, String> & Sendable] = [
         .readErrorHoldStill: \.holdStill,
         .readErrorNoSealTrustLink: \.noSealTrustLink,
         .readErrorUnreadableTag: \.unreadableTag,
@@ -10,7 +10,7 @@ extension StationMessages {
     ]
 
     /// These sentences with the file's in their place.
-    public func replacing(_ sentences: [SentenceID: String]) -> StationMessages {
+    public func replacing(_ sentences: [SentenceID: String]) -> NoVerdictTexts {
         var messages = self
         for (id, sentence) in sentences {
             if let field = Self.fieldsByID[id] { messages[keyPath: field] = sentence }

@@ -22,7 +22,7 @@ import VerdictSocket
 ///
 /// One lock, the runtime's: held while `Station.handle` runs and while the queue is taken from, never while an effect
 /// is carried out.
-public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
+public final class StationRuntime: GracefullyStoppable, VerdictServerDelegate {
     public let name = "station core"
     public static let clientIdentifier = "sealtrust-scand/\(ProductVersion.current)"
 
@@ -342,7 +342,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 /// A source run as a service, reporting into the core.
 struct SourceService: Service {
     let source: any ScanSource
-    let core: StationCore
+    let core: StationRuntime
 
     var name: String { "\(source.name) source" }
 
