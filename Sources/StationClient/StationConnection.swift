@@ -106,9 +106,10 @@ public final class StationConnection: Sendable {
             if ended { return }
             var descriptors = [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: full ? -1 : socket.value, events: Int16(POLLIN), revents: 0)]
-            if poll(&descriptors, 2, -1) < 0 {
-                if errno == EINTR { continue }
-                inbox.finish(.system(operation: "poll", path: "", errno: .current))
+            do throws(Errno) {
+                _ = try Poll.wait(&descriptors, until: nil)
+            } catch {
+                inbox.finish(.system(operation: "poll", path: "", errno: error))
                 return
             }
             if descriptors[0].revents != 0 { wake.drain() }
