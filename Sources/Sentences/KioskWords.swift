@@ -1,6 +1,6 @@
 /// The page's own words, in a complete English and a complete French set; each replaced on its own by a `texts` file
 /// (`--texts`, the daemon's file). The verdicts' and the product's sentences are the daemon's.
-public struct KioskWords: Sendable, Equatable {
+public struct KioskWords: SentenceSet, Equatable {
     public var title: String
     /// Shown before the script runs, and whenever the page is idle.
     public var idle: String
@@ -73,18 +73,4 @@ public struct KioskWords: Sendable, Equatable {
         .kioskTierEndUser: \.tierEndUser, .kioskTierRepairer: \.tierRepairer, .kioskTierRecycler: \.tierRecycler,
         .kioskTierUpstream: \.tierUpstream, .kioskTierAuthority: \.tierAuthority,
     ]
-
-    /// The standard words by language and id, which a `texts` file's alerts may not repeat (`SentenceGuard`).
-    public static let defaultsByLanguage: [String: [SentenceID: String]] = [
-        "en": fieldsByID.mapValues { english[keyPath: $0] }, "fr": fieldsByID.mapValues { french[keyPath: $0] },
-    ]
-
-    /// These words with the file's in their place.
-    public func replacing(_ sentences: [SentenceID: String]) -> KioskWords {
-        var words = self
-        for (id, sentence) in sentences {
-            if let field = Self.fieldsByID[id] { words[keyPath: field] = sentence }
-        }
-        return words
-    }
 }
