@@ -20,6 +20,9 @@ let package = Package(
         // Lines for people: the one logger and the one escaper of outside text, for every program.
         .target(name: "Logging", dependencies: ["POSIXSupport"]),
         .target(name: "StationWire", dependencies: ["JSONCore", "Logging"]),
+        // Every sentence a screen shows, the daemon's and the kiosk page's, in English and French, by id; and the
+        // `texts` file that replaces them, read and guarded the same way for both programs.
+        .target(name: "Sentences", dependencies: ["JSONCore", "StationWire"]),
         // The version every shipped program prints, in one place.
         .target(name: "ProductVersion"),
 
@@ -30,7 +33,7 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        .target(name: "SealTrustKit", dependencies: ["JSONCore", "CCurl", "POSIXSupport", "Logging", "ProductVersion", "StationWire"]),
+        .target(name: "SealTrustKit", dependencies: ["JSONCore", "CCurl", "POSIXSupport", "Logging", "ProductVersion", "StationWire", "Sentences"]),
 
         // NFC: PC/SC readers through pcscd.
         // A C target rather than a system library: see Sources/CPCSCLite/include/CPCSCLite.h.
@@ -62,13 +65,13 @@ let package = Package(
         .target(name: "VerdictSocket", dependencies: ["JSONCore", "ScanJournal", "StationWire", "POSIXSupport", "Lifecycle"]),
         // What the command line and the configuration file set, and the files they name, read as the daemon reads them:
         // apart from the core, so that fuzz/config builds few modules.
-        .target(name: "DaemonConfiguration", dependencies: ["HandheldScanner", "Logging", "SealTrustKit", "StationWire", "POSIXSupport"]),
+        .target(name: "DaemonConfiguration", dependencies: ["HandheldScanner", "Logging", "SealTrustKit", "Sentences", "StationWire", "POSIXSupport"]),
         // The station core: sources in, one scan and one verdict per string read, every event journaled then published.
         .target(
             name: "StationCore",
             dependencies: [
                 "JSONCore", "SealTrustKit", "NFCReader", "QRScanner", "HandheldScanner", "ScannerDevices", "ScanJournal", "VerdictSocket",
-                "StationWire", "POSIXSupport", "Lifecycle", "Logging", "ProductVersion", "DaemonConfiguration",
+                "StationWire", "Sentences", "POSIXSupport", "Lifecycle", "Logging", "ProductVersion", "DaemonConfiguration",
             ]
         ),
 
@@ -109,7 +112,7 @@ let package = Package(
             pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"])]
         ),
-        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "CQRencode", "JSONCore", "Logging", "StationWire", "StationClient", "Lifecycle", "POSIXSupport"]),
+        .target(name: "KioskBridge", dependencies: ["CMicroHTTPD", "CQRencode", "JSONCore", "Logging", "Sentences", "StationWire", "StationClient", "Lifecycle", "POSIXSupport"]),
         .executableTarget(name: "sealtrust-kiosk", dependencies: ["KioskBridge", "Lifecycle", "Logging", "POSIXSupport", "ProductVersion", "SystemdSupport"]),
 
         // What the tests and benchmarks drive: child processes, the sandbox API, the virtual tag, a private
@@ -148,7 +151,8 @@ let package = Package(
 
         // Tests and what they share.
         .target(name: "TestSupport", dependencies: ["Harness"], path: "Tests/TestSupport"),
-        .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "JSONCore", "StationWire", "TestSupport"]),
+        .testTarget(name: "SealTrustKitTests", dependencies: ["SealTrustKit", "JSONCore", "Sentences", "StationWire", "TestSupport"]),
+        .testTarget(name: "SentencesTests", dependencies: ["Sentences"]),
         .testTarget(name: "NFCReaderTests", dependencies: ["NFCReader", "POSIXSupport", "TestSupport"]),
         .testTarget(name: "QRScannerTests", dependencies: ["QRScanner", "CZBar", "CZXing", "TestSupport"]),
         .testTarget(name: "SystemdSupportTests", dependencies: ["POSIXSupport", "SystemdSupport", "TestSupport", "notify-probe"]),
@@ -159,7 +163,7 @@ let package = Package(
         .testTarget(name: "HandheldScannerTests", dependencies: ["HandheldScanner", "ScannerDevices", "TestSupport"]),
         .testTarget(
             name: "StationCoreTests",
-            dependencies: ["StationCore", "DaemonConfiguration", "JSONCore", "Logging", "NFCReader", "ScanJournal", "SealTrustKit", "StationWire", "VerdictSocket", "TestSupport"],
+            dependencies: ["StationCore", "DaemonConfiguration", "JSONCore", "Logging", "NFCReader", "ScanJournal", "SealTrustKit", "Sentences", "StationWire", "VerdictSocket", "TestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ScanJournalTests", dependencies: ["JSONCore", "ScanJournal", "TestSupport"]),
@@ -176,7 +180,7 @@ let package = Package(
         .testTarget(
             name: "KioskTests",
             dependencies: [
-                "KioskBridge", "KioskHarness", "Harness", "QRScanner", "TestSupport", "JSONCore", "StationWire", "StationClient", "sealtrust-kiosk", "sealtrust-scand",
+                "KioskBridge", "KioskHarness", "Harness", "QRScanner", "TestSupport", "JSONCore", "Sentences", "StationWire", "StationClient", "sealtrust-kiosk", "sealtrust-scand",
             ]
         ),
         .testTarget(

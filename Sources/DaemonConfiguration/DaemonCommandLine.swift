@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import POSIXSupport
 import SealTrustKit
+import Sentences
 import StationWire
 
 /// Reads daemon.md's command line and `key = value` configuration file into `DaemonOptions`.
@@ -175,16 +176,11 @@ public enum DaemonCommandLine {
     static func readTexts(_ path: String, at location: String) throws(ConfigurationError) -> SentenceOverrides {
         switch NamedFile.read(path, what: "texts file", limit: SentenceOverrides.largestFile) {
         case .bytes(let bytes, _):
-            let overrides: SentenceOverrides
             do throws(SentenceOverrides.Refusal) {
-                overrides = try SentenceOverrides.read(bytes)
+                return try SentenceOverrides.read(bytes, guardingAgainst: ScreenTexts.defaultsByLanguage)
             } catch {
                 throw ConfigurationError(message: "\(location): texts file \(path): \(error.description)")
             }
-            if let inversion = SentenceGuard.inversion(in: overrides, defaults: ScreenTexts.defaultsByLanguage) {
-                throw ConfigurationError(message: "\(location): texts file \(path): \(inversion)")
-            }
-            return overrides
         case .problem(let problem, _):
             throw ConfigurationError(message: "\(location): \(problem)")
         case .unchanged: preconditionFailure("read with no identity to compare")

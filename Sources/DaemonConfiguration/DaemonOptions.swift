@@ -3,6 +3,7 @@ import Glibc
 import HandheldScanner
 import Logging
 import SealTrustKit
+import Sentences
 import StationWire
 
 /// Everything the command line and the configuration file can set, with daemon.md's defaults.

@@ -92,62 +92,52 @@ struct JSONParser {
     }
 
     private mutating func parseObject() throws(JSONParseError) -> JSON {
-        try enter()
-        defer { depth -= 1 }
-        position += 1
         var members: [(String, JSON)] = []
-        skipWhitespace()
-        if position < end, current == UInt8(ascii: "}") {
-            position += 1
-            return .object(members)
+        try parseItems(closing: UInt8(ascii: "}")) { (parser: inout Self) throws(JSONParseError) in
+            guard parser.position < parser.end, parser.current == UInt8(ascii: "\"") else { throw parser.failure("expected a key") }
+            let key = try parser.parseString()
+            parser.skipWhitespace()
+            guard parser.position < parser.end, parser.current == UInt8(ascii: ":") else { throw parser.failure("expected ':'") }
+            parser.position += 1
+            parser.skipWhitespace()
+            members.append((key, try parser.parseValue()))
         }
-        while true {
-            skipWhitespace()
-            // A comma before the brace: JSON has none, and a person who wrote one should be told that.
-            if position < end, current == UInt8(ascii: "}") { throw failure("a comma before '}'") }
-            guard position < end, current == UInt8(ascii: "\"") else { throw failure("expected a key") }
-            let key = try parseString()
-            skipWhitespace()
-            guard position < end, current == UInt8(ascii: ":") else { throw failure("expected ':'") }
-            position += 1
-            skipWhitespace()
-            members.append((key, try parseValue()))
-            skipWhitespace()
-            guard position < end else { throw failure("unexpected end") }
-            if current == UInt8(ascii: ",") {
-                position += 1
-            } else if current == UInt8(ascii: "}") {
-                position += 1
-                return .object(members)
-            } else {
-                throw failure("expected ',' or '}'")
-            }
-        }
+        return .object(members)
     }
 
     private mutating func parseArray() throws(JSONParseError) -> JSON {
+        var items: [JSON] = []
+        try parseItems(closing: UInt8(ascii: "]")) { (parser: inout Self) throws(JSONParseError) in
+            items.append(try parser.parseValue())
+        }
+        return .array(items)
+    }
+
+    /// An object's or an array's body, from its opening character to its `closing` one: the items `item` reads,
+    /// separated by commas.
+    private mutating func parseItems(closing: UInt8, _ item: (inout Self) throws(JSONParseError) -> Void) throws(JSONParseError) {
         try enter()
         defer { depth -= 1 }
         position += 1
-        var items: [JSON] = []
         skipWhitespace()
-        if position < end, current == UInt8(ascii: "]") {
+        if position < end, current == closing {
             position += 1
-            return .array(items)
+            return
         }
         while true {
             skipWhitespace()
-            if position < end, current == UInt8(ascii: "]") { throw failure("a comma before ']'") }
-            items.append(try parseValue())
+            // A comma before the closing character: JSON has none, and a person who wrote one should be told that.
+            if position < end, current == closing { throw failure("a comma before '\(Character(Unicode.Scalar(closing)))'") }
+            try item(&self)
             skipWhitespace()
             guard position < end else { throw failure("unexpected end") }
             if current == UInt8(ascii: ",") {
                 position += 1
-            } else if current == UInt8(ascii: "]") {
+            } else if current == closing {
                 position += 1
-                return .array(items)
+                return
             } else {
-                throw failure("expected ',' or ']'")
+                throw failure("expected ',' or '\(Character(Unicode.Scalar(closing)))'")
             }
         }
     }

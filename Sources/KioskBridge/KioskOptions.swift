@@ -1,5 +1,6 @@
 import Logging
 import POSIXSupport
+import Sentences
 import StationWire
 /// `sealtrust-kiosk`'s command line (outputs.md).
 public struct KioskOptions: Sendable, Equatable {
@@ -104,16 +105,11 @@ extension KioskOptions {
         } catch {
             throw Invalid(description: "--texts \(printable(path)): cannot read it: \(error)")
         }
-        let overrides: SentenceOverrides
         do throws(SentenceOverrides.Refusal) {
-            overrides = try SentenceOverrides.read(bytes)
+            return try SentenceOverrides.read(bytes, guardingAgainst: KioskWords.defaultsByLanguage)
         } catch {
             throw Invalid(description: "--texts \(printable(path)): \(error.description)")
         }
-        if let inversion = SentenceGuard.inversion(in: overrides, defaults: KioskWords.defaultsByLanguage) {
-            throw Invalid(description: "--texts \(printable(path)): \(inversion)")
-        }
-        return overrides
     }
 }
 

@@ -1,3 +1,5 @@
+import Sentences
+
 /// The kiosk page: one document, styles and script inline, nothing loaded from elsewhere (the station may be offline).
 ///
 /// Everything the daemon sends is put on the page as text (`textContent`, never markup), cut to a length, and
@@ -160,7 +162,7 @@ public enum KioskPage {
       // certificate being written, a code or tag to read again (a read error too). DejaVu Sans draws each.
       const NEUTRAL_ICONS = { not_sealtrust: "\u2298", not_found: "?", never_registered: "\u2205", minting_in_progress: "\u2026",
                               unreadable_link: "\u21BA" };
-      // A read error's sign says what its sentence does: read again, or not a SealTrust code or link (StationMessages).
+      // A read error's sign says what its sentence does: read again, or not a SealTrust code or link (NoVerdictTexts).
       const NOT_OURS_READS = new Set(["no_ndef_application", "empty_ndef", "no_uri_record", "invalid_utf8", "unmapped_key", "too_long"]);
       const ALERT = new Set(["replay", "invalid_signature"]);
       // The station cannot check now: never to be mistaken for "not our code".

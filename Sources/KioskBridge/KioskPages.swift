@@ -1,3 +1,4 @@
+import Sentences
 import StationWire
 
 /// The page in each language as the bridge serves it, and a digest of each.

@@ -239,11 +239,7 @@ final class BrokerLink: Sendable {
 
     /// Sleeps in slices of 100 ms, so that a stop is seen soon.
     private func pause(for duration: Duration) {
-        let deadline = ContinuousClock.now + duration
-        while !isStopping && ContinuousClock.now < deadline {
-            let left = deadline - ContinuousClock.now
-            usleep(UInt32(min(100_000, left.components.seconds * 1_000_000 + left.components.attoseconds / 1_000_000_000_000)))
-        }
+        OSThread.pause(for: duration, checkingEvery: .milliseconds(100)) { isStopping }
     }
 
     /// Called by the session's callbacks on this thread.

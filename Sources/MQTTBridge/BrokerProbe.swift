@@ -22,9 +22,7 @@ enum BrokerProbe {
             let descriptor = OwnedDescriptor(made)
             if connect(descriptor.rawValue, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return true }
             guard errno == EINPROGRESS else { continue }
-            var waiting = pollfd(fd: descriptor.rawValue, events: Int16(POLLOUT), revents: 0)
-            let milliseconds = Int32(timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-            guard poll(&waiting, 1, milliseconds) == 1 else { continue }
+            guard let ready = try? Poll.wait(on: descriptor.rawValue, for: Int16(POLLOUT), until: .now + timeout), ready != 0 else { continue }
             var failure: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             if getsockopt(descriptor.rawValue, SOL_SOCKET, SO_ERROR, &failure, &length) == 0, failure == 0 { return true }

@@ -28,6 +28,17 @@ public enum OSThread {
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end, nil) == EINTR {}
     }
 
+    /// Blocks the calling thread for `duration`, waking every `slice` to ask `stopped`, so that a stop is not held
+    /// up by the rest of the wait.
+    public static func pause(for duration: Duration, checkingEvery slice: Duration, unless stopped: () -> Bool) {
+        let deadline = ContinuousClock.now + duration
+        while !stopped() {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return }
+            pause(for: min(left, slice))
+        }
+    }
+
     /// pthread_create's result: 0 once the detached thread runs `body`.
     private static func create(name: String, _ body: @escaping @Sendable () -> Void) -> Int32 {
         let box = Unmanaged.passRetained(ThreadBody(name: name, body: body)).toOpaque()

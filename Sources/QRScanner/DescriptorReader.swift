@@ -82,11 +82,11 @@ struct DescriptorReader {
     private static func readSome(_ descriptor: Int32, _ shouldStop: () -> Bool, into destination: UnsafeMutableRawBufferPointer) throws -> Int {
         while true {
             if shouldStop() { throw Failure.stopped }
-            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&request, 1, 200)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw Failure.system(SystemCallError("poll"))
+            let ready: Int16
+            do throws(Errno) {
+                ready = try Poll.wait(on: descriptor, for: Int16(POLLIN), until: .now + .milliseconds(200))
+            } catch {
+                throw Failure.system(SystemCallError("poll", errno: error))
             }
             if ready == 0 { continue }
             let count = Glibc.read(descriptor, destination.baseAddress, destination.count)

@@ -133,12 +133,6 @@ struct Y4MSource: FrameSource {
 
     /// Waits `duration`, a slice at a time so a stop is not held up.
     static func sleep(_ duration: Duration, unless sink: some FrameSink) {
-        let deadline = ContinuousClock.now + duration
-        while !sink.isStopped {
-            let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero else { return }
-            var slice = timespec(tv_sec: 0, tv_nsec: Int(min(remaining, .milliseconds(50)) / .nanoseconds(1)))
-            nanosleep(&slice, nil)
-        }
+        OSThread.pause(for: duration, checkingEvery: .milliseconds(50)) { sink.isStopped }
     }
 }

@@ -102,19 +102,17 @@ final class ScannerReader: Sendable {
             emit(event)
         }
         while true {
-            var timeout: Int32 = -1
-            if framing.isPending {
-                let left = KeystrokeDecoder.gapLimit - (ContinuousClock.now - lastRead)
-                timeout = Int32(max(0, left.roundedUpMilliseconds))
-            }
+            // A code begun waits for its end at most `gapLimit` after its last key.
+            let deadline = framing.isPending ? lastRead + KeystrokeDecoder.gapLimit : nil
             var descriptors = [pollfd(fd: device.descriptor, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&descriptors, 2, timeout)
-            if isStopped { return nil }
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return "poll failed: \(SystemCallError("poll"))"
+            let ready: Int
+            do throws(Errno) {
+                ready = try Poll.wait(&descriptors, until: deadline)
+            } catch {
+                return isStopped ? nil : "poll failed: \(SystemCallError("poll", errno: error))"
             }
+            if isStopped { return nil }
             if ready == 0 {
                 if ContinuousClock.now - lastRead > KeystrokeDecoder.gapLimit { framing.silence(pass) }
                 continue
@@ -139,10 +137,9 @@ final class ScannerReader: Sendable {
         watch.watchFolder(of: spec.path)
         // A change in the folder (a by-id link made or replaced) ends the wait at once: no polling needed for it.
         while !isStopped, ContinuousClock.now < deadline {
-            let left = deadline - ContinuousClock.now
             var descriptors = [pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
-            guard poll(&descriptors, 2, Int32(max(0, left.roundedUpMilliseconds))) > 0 else { continue }
+            guard let ready = try? Poll.wait(&descriptors, until: deadline), ready > 0 else { continue }
             if descriptors[0].revents != 0 {
                 watch.drain()
                 return

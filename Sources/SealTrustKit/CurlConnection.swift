@@ -2,6 +2,7 @@ import CCurl
 #if canImport(Glibc)
 import Glibc
 #endif
+import POSIXSupport
 
 /// One connection to the API opened by libcurl and nothing more (`CURLOPT_CONNECT_ONLY`): TCP, the proxy's
 /// tunnel, TLS with the certificate and host name checked. libcurl never writes a request on it, so it can
@@ -100,12 +101,11 @@ final class CurlConnection: @unchecked Sendable {
     /// socket may hold only TLS records that carry no data (a TLS 1.3 session ticket): those are read
     /// and the connection stays; an end of stream or any stray byte condemns it.
     var isAlive: Bool {
-        var descriptor = pollfd(fd: socket, events: Int16(POLLIN) | Self.peerHangUp, revents: 0)
-        guard poll(&descriptor, 1, 0) >= 0 else { return false }
-        if descriptor.revents & (Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL) | Self.peerHangUp) != 0 {
+        guard let ready = try? Poll.wait(on: socket, for: Int16(POLLIN) | Self.peerHangUp, until: .now) else { return false }
+        if ready & (Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL) | Self.peerHangUp) != 0 {
             return false
         }
-        guard descriptor.revents & Int16(POLLIN) != 0 else { return true }
+        guard ready & Int16(POLLIN) != 0 else { return true }
         var scratch = [UInt8](repeating: 0, count: 64)
         var received = 0
         let code = scratch.withUnsafeMutableBytes { curl_easy_recv(handle, $0.baseAddress, $0.count, &received) }
@@ -156,12 +156,12 @@ final class CurlConnection: @unchecked Sendable {
 
     private func wait(for events: Int16, until deadline: ContinuousClock.Instant) throws(IOFailure) {
         while true {
-            let remaining = Self.milliseconds(until: deadline)
-            guard remaining > 0 else { throw .timedOut }
-            var descriptor = pollfd(fd: socket, events: events, revents: 0)
-            let ready = poll(&descriptor, 1, Int32(min(remaining, Int(Int32.max))))
-            if ready > 0 { return }
-            if ready < 0 && errno != EINTR { throw .broken(String(cString: strerror(errno))) }
+            guard ContinuousClock.now < deadline else { throw .timedOut }
+            do throws(Errno) {
+                if try Poll.wait(on: socket, for: events, until: deadline) != 0 { return }
+            } catch {
+                throw .broken(error.description)
+            }
         }
     }
 

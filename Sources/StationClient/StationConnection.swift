@@ -39,7 +39,7 @@ public final class StationConnection: Sendable {
         }
         do {
             guard let first else { throw inbox.ending ?? .closedByDaemon }
-            guard let message = StationMessage(line: first) else { throw StationClientError.protocolBroken(line: String(first.prefix(200))) }
+            guard let message = StationLine(line: first) else { throw StationClientError.protocolBroken(line: String(first.prefix(200))) }
             if message.type == .error { throw StationClientError.refused(code: message.code ?? "error", detail: message.detail ?? "") }
             guard let hello = StationHello(message), hello.protocolVersion == 1 else {
                 throw StationClientError.protocolBroken(line: String(first.prefix(200)))
@@ -72,9 +72,9 @@ public final class StationConnection: Sendable {
 
     /// The next message; nil once the connection ended (then `ending` says why).
     /// A line that is not a JSON object with a `type` ends the connection as `protocolBroken`.
-    public func next() async -> StationMessage? {
+    public func next() async -> StationLine? {
         guard let line = await inbox.next(roomMade: { [wake] in wake.wake() }) else { return nil }
-        guard let message = StationMessage(line: line) else {
+        guard let message = StationLine(line: line) else {
             end(.protocolBroken(line: String(line.prefix(200))))
             return nil
         }
@@ -106,9 +106,10 @@ public final class StationConnection: Sendable {
             if ended { return }
             var descriptors = [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: full ? -1 : socket.value, events: Int16(POLLIN), revents: 0)]
-            if poll(&descriptors, 2, -1) < 0 {
-                if errno == EINTR { continue }
-                inbox.finish(.system(operation: "poll", path: "", errno: .current))
+            do throws(Errno) {
+                _ = try Poll.wait(&descriptors, until: nil)
+            } catch {
+                inbox.finish(.system(operation: "poll", path: "", errno: error))
                 return
             }
             if descriptors[0].revents != 0 { wake.drain() }

@@ -138,7 +138,7 @@ public final class StationFeed: AsyncSequence, Sendable {
             }
         }
 
-        private mutating func receive(_ message: StationMessage, on connection: StationConnection) -> StationUpdate? {
+        private mutating func receive(_ message: StationLine, on connection: StationConnection) -> StationUpdate? {
             guard let seq = message.seq else {
                 if message.id == StationFeed.replayID {
                     if message.type == .error, message.code == ErrorCode.notAvailable.rawValue {

@@ -1,5 +1,6 @@
 import JSONCore
 import SealTrustKit
+import Sentences
 
 /// What a buyer must be told about an item (socket-protocol.md, `warnings`), decided here once from everything the
 /// station knows: the verdict and its theft flag, the passport, the certificate, the proofs and the history. The

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import JSONCore
 import SealTrustKit
+import Sentences
 import StationWire
 
 /// The fields of a `passport` answer (socket-protocol.md, "What a product is"), in the seed's words and by its rules:

@@ -1,5 +1,5 @@
-import Glibc
 import POSIXSupport
+import ScanJournal
 
 /// `<journal>/presenting`: the seq of the `deferred` verdict whose proof is being presented, made durable before its
 /// call starts and removed once its late verdict is journaled (or it stays deferred). A start that finds it, with no
@@ -7,43 +7,24 @@ import POSIXSupport
 /// and is never sent twice. A file of the daemon's own rather than a journal event: protocol 1's clients would be sent
 /// an event type that is no news to them.
 struct PresentingMark: Sendable {
-    let path: String
-    private let temporaryPath: String
-    private let directory: String
+    private let file: SeqFile
+    var path: String { file.path }
 
     init(journalDirectory: String) {
-        directory = journalDirectory
-        path = journalDirectory + "/presenting"
-        temporaryPath = journalDirectory + "/presenting.new"
+        file = SeqFile(directory: journalDirectory, name: "presenting", mode: 0o600)
     }
 
     /// The seq it names; nil when there is none (or it holds no seq, which no daemon wrote).
     func load() -> UInt64? {
-        guard let descriptor = try? FileDescriptor.openForReadingWithoutWaiting(path) else { return nil }
-        let file = OwnedDescriptor(descriptor)
-        guard let bytes = try? FileDescriptor.read(file.rawValue, upTo: 32) else { return nil }
-        return UInt64(String(decoding: bytes, as: UTF8.self).trimmingSuffix("\n"))
+        file.load()
     }
 
-    /// Written whole, fdatasync'ed, renamed into place and the folder synced: a crash leaves no mark or this one.
+    /// Durable before it returns (`SeqFile`): a crash leaves no mark or this one.
     func save(_ seq: UInt64) throws(Errno) {
-        do {  // closed before its rename
-            let file = OwnedDescriptor(try FileDescriptor.open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: 0o600))
-            try FileDescriptor.writeAll(file.rawValue, Array("\(seq)\n".utf8))
-            try FileDescriptor.synchronizeData(file.rawValue)
-        }
-        try FileSystem.rename(temporaryPath, to: path)
-        let folder = OwnedDescriptor(try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY))
-        try FileDescriptor.synchronize(folder.rawValue)
+        try file.save(seq)
     }
 
     func clear() {
-        try? FileSystem.remove(path)
-    }
-}
-
-private extension String {
-    func trimmingSuffix(_ suffix: String) -> Substring {
-        hasSuffix(suffix) ? dropLast(suffix.count) : self[...]
+        try? file.remove()
     }
 }

@@ -10,7 +10,7 @@ import VerdictSocket
 /// The station's rules as a value: each input gives the effects to carry out, in their order, and nothing else.
 ///
 /// Classification, call admission, the verdict for each answer, the counters, `status`, the reload diff, and the
-/// `passport` commands' admission and answer cache live here. `StationCore` carries the effects out one after another
+/// `passport` commands' admission and answer cache live here. `StationRuntime` carries the effects out one after another
 /// and feeds back their results; a test feeds inputs and reads the effects, with no thread, journal, network or clock
 /// of its own.
 struct Station: Sendable {

@@ -50,8 +50,9 @@ final class ServerLoop {
         self.replayLowWater = max(4_096, min(262_144, configuration.clientQueueBytes / 4))
     }
 
-    /// Fills the poll set for the next turn (the wake pipe first, the listening socket second) and returns poll's timeout.
-    func prepareTurn(_ descriptors: inout [pollfd], _ order: inout [Int32]) -> Int32 {
+    /// Fills the poll set for the next turn (the wake pipe first, the listening socket second) and returns the turn's
+    /// deadline: now while a replay waits for room, when accepting resumes while it is paused, else none.
+    func prepareTurn(_ descriptors: inout [pollfd], _ order: inout [Int32]) -> ContinuousClock.Instant? {
         pollSetChanged = false
         descriptors.removeAll(keepingCapacity: true)
         order.removeAll(keepingCapacity: true)
@@ -66,7 +67,7 @@ final class ServerLoop {
             descriptors.append(pollfd(fd: descriptor, events: events, revents: 0))
             order.append(descriptor)
         }
-        return replayWaiting ? 0 : (acceptResumes == nil ? -1 : 100)
+        return replayWaiting ? .now : acceptResumes
     }
 
     /// Serves what poll found ready. A client closed since `prepareTurn` is no longer in `clients` and is skipped.
@@ -101,8 +102,7 @@ final class ServerLoop {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard !waiting.isEmpty, remaining > .zero else { return }
             var descriptors = waiting.map { pollfd(fd: $0.descriptor, events: Int16(POLLOUT), revents: 0) }
-            let timeout = Int32(clamping: remaining.roundedUpMilliseconds)
-            if poll(&descriptors, nfds_t(descriptors.count), timeout) < 0 && errno != EINTR { return }
+            guard (try? Poll.wait(&descriptors, until: deadline)) != nil else { return }
             for (client, descriptor) in zip(waiting, descriptors) where descriptor.revents != 0 && !client.flush() {
                 disconnect(client)
             }

@@ -1,5 +1,6 @@
 import Glibc
 import JSONCore
+import POSIXSupport
 import ScanJournal
 import StationWire
 import Synchronization
@@ -22,9 +23,8 @@ final class SharedServerLoop: Sendable {
         var descriptors: [pollfd] = []
         var order: [Int32] = []
         while true {
-            let timeout = loop.withLock { $0.prepareTurn(&descriptors, &order) }
-            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
-            if ready < 0 && errno != EINTR { break }
+            let deadline = loop.withLock { $0.prepareTurn(&descriptors, &order) }
+            guard (try? Poll.wait(&descriptors, until: deadline)) != nil else { break }
             wake.drain()
             if wake.isStopping { break }
             loop.withLock { $0.serveTurn(descriptors, order) }

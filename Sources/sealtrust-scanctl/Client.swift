@@ -81,10 +81,10 @@ struct Client {
 
     /// The next message; nil when `timeout` passes first (the connection is closed then). A connection that ends is
     /// a failure.
-    private func next(on connection: StationConnection, within timeout: Duration? = nil) async throws(DaemonFailure) -> StationMessage? {
-        let message: StationMessage?
+    private func next(on connection: StationConnection, within timeout: Duration? = nil) async throws(DaemonFailure) -> StationLine? {
+        let message: StationLine?
         if let timeout {
-            message = await withTaskGroup(of: StationMessage?.self) { group in
+            message = await withTaskGroup(of: StationLine?.self) { group in
                 group.addTask { await connection.next() }
                 group.addTask {
                     guard (try? await Task.sleep(for: timeout)) != nil else { return nil }
@@ -139,7 +139,7 @@ struct Client {
     /// How long `watch --reconnect` waits between two attempts to reach the daemon.
     private static let reconnectPause = Duration.seconds(1)
 
-    private func show(_ received: StationMessage, with formatter: inout EventFormatter) {
+    private func show(_ received: StationLine, with formatter: inout EventFormatter) {
         // `--lane`: a journaled event of another lane's source, or of the station as a whole, is not shown.
         if let lane = invocation.lane, received.seq != nil, received.json["lane"] != .string(lane) { return }
         if invocation.json {

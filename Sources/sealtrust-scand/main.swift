@@ -84,7 +84,7 @@ if let note = journal.recoveryNote { logger.warning(note) }
 
 let tokens = TokenStore(path: TokenFile.path(for: options, environment: environment), logger: logger)
 tokens.reload()
-let core = StationCore(options: options, journal: journal, publisher: server, logger: logger, tokens: tokens, clock: clock) { line in
+let core = StationRuntime(options: options, journal: journal, publisher: server, logger: logger, tokens: tokens, clock: clock) { line in
     notifier?.send("STATUS=\(line)")
 }
 

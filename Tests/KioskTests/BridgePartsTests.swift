@@ -1,5 +1,6 @@
 @testable import KioskBridge
 import JSONCore
+import Sentences
 import StationWire
 import Testing
 import TestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import KioskBridge
 import KioskHarness
+import Sentences
 import StationWire
 import Testing
 import TestSupport

@@ -23,8 +23,8 @@ import Testing
         return BridgeRules(options: options, seqFilePath: "/var/lib/sealtrust-mqtt/acked-seq", saved: saved, windowCapacity: capacity)
     }
 
-    private static func message(_ fields: [(String, JSON)]) -> StationMessage {
-        StationMessage(line: JSON.object(fields).encoded())!
+    private static func message(_ fields: [(String, JSON)]) -> StationLine {
+        StationLine(line: JSON.object(fields).encoded())!
     }
 
     private static func hello(_ station: String, lastSeq: UInt64) -> StationUpdate {

@@ -137,4 +137,32 @@ import Testing
         #expect(fcntl(released, F_GETFD) >= 0)
         close(released)
     }
+
+    /// A wait with a deadline ends with nothing ready once the deadline has passed, never before it.
+    @Test func aPollWaitWithNothingReadyEndsAtItsDeadline() throws {
+        let wake = try WakePipe()
+        let deadline = ContinuousClock.now + .milliseconds(30)
+        var descriptors = [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
+        #expect(try Poll.wait(&descriptors, until: deadline) == 0)
+        #expect(ContinuousClock.now >= deadline)
+        #expect(try Poll.wait(on: wake.readEnd, for: Int16(POLLIN), until: .now) == 0, "a deadline already past only looks")
+    }
+
+    /// A wait with no deadline ends when another thread makes its descriptor ready, and says which it is.
+    @Test func aPollWaitEndsWhenAnotherThreadWakesIt() throws {
+        let wake = try WakePipe()
+        OSThread.start(name: "poll-waker") { wake.wake() }
+        var descriptors = [pollfd(fd: -1, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
+        #expect(try Poll.wait(&descriptors, until: nil) == 1)
+        #expect(descriptors[0].revents == 0 && descriptors[1].revents & Int16(POLLIN) != 0)
+    }
+
+    /// A long pause that checks every slice returns once it is told to stop, not at its end.
+    @Test func aSlicedPauseReturnsOnceStopped() {
+        let stopped = Mutex(false)
+        OSThread.start(name: "pause-stopper") { stopped.withLock { $0 = true } }
+        let start = ContinuousClock.now
+        OSThread.pause(for: .seconds(50), checkingEvery: .milliseconds(5)) { stopped.withLock { $0 } }
+        #expect(ContinuousClock.now - start < .seconds(50))
+    }
 }

@@ -1,4 +1,5 @@
 import SealTrustKit
+import Sentences
 import StationWire
 import Testing
 

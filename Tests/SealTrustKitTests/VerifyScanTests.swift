@@ -1,5 +1,6 @@
 import Foundation
 import SealTrustKit
+import Sentences
 import TestSupport
 import Testing
 

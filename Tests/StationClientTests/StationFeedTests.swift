@@ -65,7 +65,7 @@ struct StationFeedTests {
         let connection = try await StationConnection.connect(path: daemon.socketPath)
         #expect(connection.hello.station == "dock-9")
         try connection.send(ClientCommand(id: "v1", action: .verify(raw: "é \u{1} foreign")))
-        var verdict: StationMessage?
+        var verdict: StationLine?
         while verdict == nil, let message = await connection.next() {
             if message.type == .event(.verdict) { verdict = message }
         }

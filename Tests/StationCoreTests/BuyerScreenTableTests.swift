@@ -2,6 +2,7 @@ import FoundationEssentials
 import JSONCore
 import NFCReader
 @testable import SealTrustKit
+import Sentences
 @testable import StationCore
 import StationWire
 import Testing

@@ -68,7 +68,7 @@ struct PublishedEvents {
 
 /// One station core in this process, journaling into a scratch folder, its API calls answered by a stand-in.
 struct CoreRig {
-    let core: StationCore
+    let core: StationRuntime
     let journal: Journal
     let directory: String
     let statusLines: AsyncStream<String>
@@ -104,7 +104,7 @@ struct CoreRig {
         let publisher = RecordingPublisher()
         let (statusLines, statusContinuation) = AsyncStream.makeStream(of: String.self)
         let statusHistory = LoggedLines()
-        let core = StationCore(options: options, journal: journal, publisher: publisher, logger: logger,
+        let core = StationRuntime(options: options, journal: journal, publisher: publisher, logger: logger,
                                tokens: TokenStore(path: nil, logger: logger), clock: clock, makeAPI: { _ in api }) {
             statusHistory.append($0)
             statusContinuation.yield($0)

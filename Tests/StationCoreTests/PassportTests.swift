@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 import SealTrustKit
+import Sentences
 @testable import StationCore
 import StationWire
 import Testing

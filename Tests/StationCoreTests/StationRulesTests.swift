@@ -1,6 +1,7 @@
 import DaemonConfiguration
 import JSONCore
 import SealTrustKit
+import Sentences
 @testable import StationCore
 import StationWire
 import Testing

@@ -47,7 +47,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
 
 func checkMessage(_ line: String) {
     let json = try? JSON.parse(line)
-    guard let message = StationMessage(line: line) else {
+    guard let message = StationLine(line: line) else {
         check(json?["type"]?.stringValue == nil, "a line with a string type refused: \(line.debugDescription)")
         return
     }

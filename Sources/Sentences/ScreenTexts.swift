@@ -122,24 +122,6 @@ public struct ScreenTexts: Sendable, Hashable {
         return waitMinutes.replacing("{n}", with: String((seconds + 59) / 60))
     }
 
-    /// Nil when there is nothing to show, which is never shown as a broken seal.
-    public func sealText(for seal: SealDisplay?) -> String? {
-        guard let seal else { return nil }
-        switch seal.status {
-        case .intact: return sealIntact
-        case .opened: return seal.isDegraded ? sealOpenedDegraded : sealOpened
-        }
-    }
-
-    public func anchoringText(for state: AnchoringState) -> String {
-        switch state {
-        case .anchored: anchored
-        case .neverAnchored: neverAnchored
-        case .modifiedAfterAnchoring: modifiedAfterAnchoring
-        case .none: noAnchoringInformation
-        }
-    }
-
     /// Only `valid`, exactly, is valid; a status in other letters (`Revoked`) is read for what it says, and one this
     /// station does not know is not valid.
     public func certificateText(status: String?) -> String {

@@ -1,9 +1,8 @@
-import DaemonConfiguration
 import StationWire
 
-/// The sentences a station's screen shows for what the kit's `ScreenTexts` does not cover:
-/// tags or codes that could not be read, and refused credentials.
-public struct StationMessages: Sendable {
+/// The sentences of a scan that gets no verdict and that `ScreenTexts` does not cover: a tag or code that could not
+/// be read (a `read_error`'s `message`), and credentials the API refused (a `failure` no scan again can mend).
+public struct NoVerdictTexts: Sendable {
     public var holdStill: String
     public var noSealTrustLink: String
     public var unreadableTag: String
@@ -12,7 +11,7 @@ public struct StationMessages: Sendable {
     /// A 401 or 403: scanning again cannot help, the operator must fix the station's token.
     public var credentialsRefused: String
 
-    public static let english = StationMessages(
+    public static let english = NoVerdictTexts(
         holdStill: "Hold the tag still and try again.",
         noSealTrustLink: "This tag carries no SealTrust link.",
         unreadableTag: "This tag could not be read. Try again.",
@@ -22,7 +21,7 @@ public struct StationMessages: Sendable {
             + "Operator: check the station's access token."
     )
 
-    public static let french = StationMessages(
+    public static let french = NoVerdictTexts(
         holdStill: "Maintenez l'étiquette immobile et réessayez.",
         noSealTrustLink: "Cette étiquette ne porte pas de lien SealTrust.",
         unreadableTag: "Cette étiquette n'a pas pu être lue. Réessayez.",
@@ -31,13 +30,6 @@ public struct StationMessages: Sendable {
         credentialsRefused: "SealTrust a refusé les identifiants de cette station\u{A0}: aucun verdict ne peut être donné. "
             + "Opérateur\u{A0}: vérifiez le jeton d'accès de la station."
     )
-
-    public static func forLanguage(_ language: DaemonOptions.Language) -> StationMessages {
-        switch language {
-        case .en: english
-        case .fr: french
-        }
-    }
 
     /// What to show for a `read_error`, by its reason.
     public func readError(reason: ReadErrorReason) -> String {

@@ -2,7 +2,7 @@ import JSONCore
 import StationWire
 
 /// One line from the daemon: kept byte for byte (`line`), parsed (`json`), with the fields a client routes on.
-public struct StationMessage: Sendable {
+public struct StationLine: Sendable {
     /// Exactly as the daemon sent it, without the newline: what a bridge passes on.
     public let line: String
     public let json: JSON

@@ -64,6 +64,14 @@ public struct SentenceOverrides: Sendable, Hashable {
         return overrides
     }
 
+    /// A file read as `read` does, then refused if it inverts one of `defaults`, the reading program's standard
+    /// sentences by language (`SentenceGuard`): what the daemon and the kiosk take.
+    public static func read(_ bytes: [UInt8], guardingAgainst defaults: [String: [SentenceID: String]]) throws(Refusal) -> SentenceOverrides {
+        let overrides = try read(bytes)
+        if let inversion = SentenceGuard.inversion(in: overrides, defaults: defaults) { throw Refusal(description: inversion) }
+        return overrides
+    }
+
     /// C0, DEL, C1, and the bidirectional overrides that would reorder what a screen shows after them.
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {

@@ -1,5 +1,5 @@
 import Foundation
-import StationWire
+import Sentences
 import Testing
 
 /// The `texts` file: sentences by id in each language; anything else refused, naming what is wrong.

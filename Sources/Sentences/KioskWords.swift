@@ -1,41 +1,38 @@
-import JSONCore
-import StationWire
-
 /// The page's own words, in a complete English and a complete French set; each replaced on its own by a `texts` file
 /// (`--texts`, the daemon's file). The verdicts' and the product's sentences are the daemon's.
-public struct KioskWords: Sendable, Equatable {
-    var title: String
+public struct KioskWords: SentenceSet, Equatable {
+    public var title: String
     /// Shown before the script runs, and whenever the page is idle.
-    var idle: String
-    var idleHint: String
-    var offline: String
-    var offlineHint: String
-    var sealOpened: String
-    var sealOpenedDegraded: String
-    var theft: String
+    public var idle: String
+    public var idleHint: String
+    public var offline: String
+    public var offlineHint: String
+    public var sealOpened: String
+    public var sealOpenedDegraded: String
+    public var theft: String
     /// Followed by the city and country of a `never_registered` scan.
-    var scanArea: String
+    public var scanArea: String
     /// Followed by the tier served.
-    var tierServed: String
-    var certificateHint: String
+    public var tierServed: String
+    public var certificateHint: String
     /// The certificate code's text alternative.
-    var certificateCode: String
+    public var certificateCode: String
     /// Under `identified`: the panel's record is the named item's, not the object's in hand.
-    var aboutNamedItem: String
+    public var aboutNamedItem: String
     /// Above the product's history: the daemon's sentences alone do not say what the dated lines are.
-    var historyLabel: String
+    public var historyLabel: String
     /// Under a late verdict (a scan deferred through an API outage): an earlier scan's, not the item in hand's.
-    var late: String
+    public var late: String
     /// Before the sentence of a part the daemon could not read for now, which says only "this part".
-    var partProof: String
-    var partCertificate: String
-    var partHistory: String
-    var tierPublic: String
-    var tierEndUser: String
-    var tierRepairer: String
-    var tierRecycler: String
-    var tierUpstream: String
-    var tierAuthority: String
+    public var partProof: String
+    public var partCertificate: String
+    public var partHistory: String
+    public var tierPublic: String
+    public var tierEndUser: String
+    public var tierRepairer: String
+    public var tierRecycler: String
+    public var tierUpstream: String
+    public var tierAuthority: String
 
     public static let english = KioskWords(
         title: "SealTrust station", idle: "Tap a tag or show a code", idleHint: "Hold it close to the reader or the camera",
@@ -65,51 +62,15 @@ public struct KioskWords: Sendable, Equatable {
         tierPublic: "public", tierEndUser: "propriétaire", tierRepairer: "réparateur", tierRecycler: "recycleur",
         tierUpstream: "chaîne d'approvisionnement", tierAuthority: "autorité")
 
-    public static func standard(_ language: KioskLanguage) -> KioskWords {
-        language == .fr ? french : english
-    }
-
     /// Each word's id in a `texts` file.
     public static let fieldsByID: [SentenceID: WritableKeyPath<KioskWords, String> & Sendable] = [
         .kioskTitle: \.title, .kioskIdle: \.idle, .kioskIdleHint: \.idleHint, .kioskOffline: \.offline,
         .kioskOfflineHint: \.offlineHint, .kioskSealOpened: \.sealOpened,
         .kioskSealOpenedDegraded: \.sealOpenedDegraded, .kioskTheft: \.theft, .kioskScanArea: \.scanArea,
-.kioskTierServed: \.tierServed, .kioskCertificateHint: \.certificateHint,
+        .kioskTierServed: \.tierServed, .kioskCertificateHint: \.certificateHint,
         .kioskCertificateCode: \.certificateCode, .kioskAboutNamedItem: \.aboutNamedItem, .kioskHistoryLabel: \.historyLabel, .kioskLate: \.late,
         .kioskPartProof: \.partProof, .kioskPartCertificate: \.partCertificate, .kioskPartHistory: \.partHistory, .kioskTierPublic: \.tierPublic,
         .kioskTierEndUser: \.tierEndUser, .kioskTierRepairer: \.tierRepairer, .kioskTierRecycler: \.tierRecycler,
         .kioskTierUpstream: \.tierUpstream, .kioskTierAuthority: \.tierAuthority,
     ]
-
-    /// The standard words by language and id, which a `texts` file's alerts may not repeat (`SentenceGuard`).
-    static let defaultsByLanguage: [String: [SentenceID: String]] = [
-        "en": fieldsByID.mapValues { english[keyPath: $0] }, "fr": fieldsByID.mapValues { french[keyPath: $0] },
-    ]
-
-    /// These words with the file's in their place.
-    public func replacing(_ sentences: [SentenceID: String]) -> KioskWords {
-        var words = self
-        for (id, sentence) in sentences {
-            if let field = Self.fieldsByID[id] { words[keyPath: field] = sentence }
-        }
-        return words
-    }
-
-    /// The script's `words`, as JSON that cannot end the script element (`<` written `\u003c`).
-    var scriptValue: String {
-        let tiers: JSON = .object([
-            ("public", .string(tierPublic)), ("end_user", .string(tierEndUser)), ("repairer", .string(tierRepairer)),
-            ("recycler", .string(tierRecycler)), ("upstream", .string(tierUpstream)), ("authority", .string(tierAuthority)),
-        ])
-        let value: JSON = .object([
-            ("idle", .string(idle)), ("idleHint", .string(idleHint)), ("offline", .string(offline)), ("offlineHint", .string(offlineHint)),
-            ("sealOpened", .string(sealOpened)), ("sealOpenedDegraded", .string(sealOpenedDegraded)),
-            ("theft", .string(theft)), ("scanArea", .string(scanArea)), ("tierServed", .string(tierServed)),
-            ("certificateHint", .string(certificateHint)), ("certificateCode", .string(certificateCode)),
-            ("aboutNamedItem", .string(aboutNamedItem)), ("historyLabel", .string(historyLabel)), ("late", .string(late)),
-            ("parts", .object([("proof", .string(partProof)), ("certificate", .string(partCertificate)), ("history", .string(partHistory))])),
-            ("tiers", tiers),
-        ])
-        return value.encoded().replacingScalars(["<": "\\u003c", "\u{2028}": "\\u2028", "\u{2029}": "\\u2029"])
-    }
 }

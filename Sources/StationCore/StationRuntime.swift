@@ -22,7 +22,7 @@ import VerdictSocket
 ///
 /// One lock, the runtime's: held while `Station.handle` runs and while the queue is taken from, never while an effect
 /// is carried out.
-public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
+public final class StationRuntime: GracefullyStoppable, VerdictServerDelegate {
     public let name = "station core"
     public static let clientIdentifier = "sealtrust-scand/\(ProductVersion.current)"
 
@@ -30,7 +30,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
     private struct Runtime {
         var station: Station
         /// Effects not carried out yet, in the order `handle` gave them.
-        var queue: [StationEffect] = []
+        var queue = EffectQueue()
         /// A thread is draining `queue`: others only add to it.
         var draining = false
         /// The client the next call goes through; a reload makes a new one.
@@ -111,7 +111,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 
     /// Feeds `input` to the station and queues its effects; drains the queue unless a thread already does.
     private func feed(_ input: StationInput, drainOn drainer: Drainer) {
-        queue(drainOn: drainer) { handle(input, in: &$0) }
+        queue(drainOn: drainer) { _ = handle(input, in: &$0) }
     }
 
     /// Runs `change` (which queues effects) under the lock, then drains the queue unless a thread already does.
@@ -131,21 +131,24 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
         return value
     }
 
-    private func handle(_ input: StationInput, in runtime: inout Runtime) {
-        runtime.queue += runtime.station.handle(input, at: clock.monotonic(), timestamp: clock.wall().text)
+    /// Queues the effects of `input`, and returns them.
+    private func handle(_ input: StationInput, in runtime: inout Runtime) -> [StationEffect] {
+        let effects = runtime.station.handle(input, at: clock.monotonic(), timestamp: clock.wall().text)
+        runtime.queue.append(contentsOf: effects)
+        return effects
     }
 
     /// Carries out the queued effects one at a time until none is left; each one's result is handled as it comes.
     private func drain() {
         while let effect = runtime.withLock({ runtime -> StationEffect? in
-            guard !runtime.queue.isEmpty else {
+            guard let effect = runtime.queue.takeFirst() else {
                 runtime.draining = false
                 return nil
             }
-            return runtime.queue.removeFirst()
+            return effect
         }) {
             if let result = perform(effect) {
-                runtime.withLock { handle(result, in: &$0) }
+                runtime.withLock { _ = handle(result, in: &$0) }
             }
         }
     }
@@ -324,10 +327,8 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
             caBundle = bundle
         }
         return queue(drainOn: .ownThread) { runtime in
-            let queued = runtime.queue.count
-            handle(.reload(options), in: &runtime)
             var needsRestart: [String] = []
-            for case .reloaded(let applied, let restartOnly) in runtime.queue[queued...] {
+            for case .reloaded(let applied, let restartOnly) in handle(.reload(options), in: &runtime) {
                 runtime.api = makeAPI(Self.configuration(for: applied, caBundle: caBundle, tokens: tokens))
                 needsRestart = restartOnly
             }
@@ -342,7 +343,7 @@ public final class StationCore: GracefullyStoppable, VerdictServerDelegate {
 /// A source run as a service, reporting into the core.
 struct SourceService: Service {
     let source: any ScanSource
-    let core: StationCore
+    let core: StationRuntime
 
     var name: String { "\(source.name) source" }
 

@@ -1,6 +1,4 @@
-import StationWire
-
-extension ScreenTexts {
+extension ScreenTexts: SentenceSet {
     /// Each sentence's id in a `texts` file.
     public static let fieldsByID: [SentenceID: WritableKeyPath<ScreenTexts, String> & Sendable] = [
         .authentic: \.authentic,
@@ -50,18 +48,4 @@ extension ScreenTexts {
         .waitMinutes: \.waitMinutes,
         .waitMoment: \.waitMoment,
     ]
-
-    /// The standard sentences by language and id, which a `texts` file's alerts may not repeat (`SentenceGuard`).
-    public static let defaultsByLanguage: [String: [SentenceID: String]] = [
-        "en": fieldsByID.mapValues { english[keyPath: $0] }, "fr": fieldsByID.mapValues { french[keyPath: $0] },
-    ]
-
-    /// These sentences with the file's in their place.
-    public func replacing(_ sentences: [SentenceID: String]) -> ScreenTexts {
-        var texts = self
-        for (id, sentence) in sentences {
-            if let field = Self.fieldsByID[id] { texts[keyPath: field] = sentence }
-        }
-        return texts
-    }
 }
