@@ -147,8 +147,8 @@ class NFCLane:
         self.tag.stdin.write((line + "\n").encode())
         self.tag.stdin.flush()
 
-    def run(self, rate, until):
-        due = time.monotonic()
+    def run(self, rate, until, offset=0.0):
+        due = time.monotonic() + offset
         while due < until:
             pause = due - time.monotonic()
             if pause > 0:
@@ -175,8 +175,8 @@ class SerialLane:
         self.counter = 0
         self.sent = {}  # URL -> moment its line end was written
 
-    def run(self, rate, until):
-        due = time.monotonic()
+    def run(self, rate, until, offset=0.0):
+        due = time.monotonic() + offset
         while due < until:
             pause = due - time.monotonic()
             if pause > 0:
@@ -204,7 +204,7 @@ def main():
     parser.add_argument("--rate", type=float, default=2.0, help="scans a second per lane (default 2)")
     parser.add_argument("--duration", type=float, default=300.0, help="seconds of the four lanes together (default 300)")
     parser.add_argument("--outage", type=float, default=60.0, help="seconds the API is away, in the middle (default 60)")
-    parser.add_argument("--reference", type=float, default=30.0, help="seconds of each lane alone (default 30)")
+    parser.add_argument("--reference", type=float, default=60.0, help="seconds of each lane alone (default 60)")
     parser.add_argument("--window", type=float, default=0.5, help="rate-limit window of the sandbox and the daemon (s)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
     options = parser.parse_args()
@@ -261,7 +261,9 @@ def main():
         events.phase = ("together", None)
         start = time.monotonic()
         until = start + options.duration
-        threads = [threading.Thread(target=lane.run, args=(options.rate, until)) for lane in lanes]
+        # The lanes' clerks are not in step: each starts a quarter of a period after the one before.
+        threads = [threading.Thread(target=lane.run, args=(options.rate, until, index / (len(lanes) * options.rate)))
+                   for index, lane in enumerate(lanes)]
         for thread in threads:
             thread.start()
         time.sleep(max(0.0, (options.duration - options.outage) / 2))
@@ -289,9 +291,28 @@ def main():
         with events.lock:
             scans = dict(events.scans)
             verdicts = {k: list(v) for k, v in events.verdicts.items()}
+        with open(f"{directory}/scans.jsonl", "w") as f:  # every scan and its verdicts, times from the start together
+            for scan_id, scan in scans.items():
+                f.write(json.dumps({"scan_id": scan_id, "lane": scan["lane"], "phase": scan["phase"],
+                                    "at": round(scan["at"] - start, 3), "verdicts": [
+                                        {"at": round(r - start, 3), "outcome": e.get("outcome"), "latency_ms": e.get("latency_ms"),
+                                         "late": e.get("late", False)} for r, e in verdicts.get(scan_id, [])]}) + "\n")
         late = [(received, event) for history in verdicts.values() for received, event in history if event.get("late")]
         deferred = [event for history in verdicts.values() for _, event in history if event.get("outcome") == "deferred"]
         drained = max((received for received, _ in late), default=back)
+        # The backlog: new scans wait behind the deferred ones, so the queue is empty again only at the first moment
+        # after the last late verdict when every scan seen so far has its verdict. Scans from the cut to then are the
+        # outage's, reported apart from the lanes' latency.
+        def first_final(scan_id):
+            found = final(verdicts.get(scan_id, []))
+            return found[0] if found else float("inf")
+        cleared = drained
+        while True:
+            waiting = [first_final(s) for s, scan in scans.items() if scan["phase"] and cut <= scan["at"] <= cleared]
+            latest = max(waiting, default=cleared)
+            if latest <= cleared or latest == float("inf"):
+                break
+            cleared = latest
         outcomes = {}
         for history in verdicts.values():
             for _, event in history:
@@ -299,7 +320,8 @@ def main():
 
         print(f"bench-warehouse: 4 lanes (dock1, dock2: NFC on the 2 virtual readers; dock3, dock4: serial handhelds), "
               f"rate {options.rate:g} scans/s per lane asked, {options.reference:g} s each alone, {options.duration:g} s "
-              f"together, API (sandbox, +40 ms per verify) away {options.outage:g} s from t={cut - start:.1f} s; "
+              f"together, API (sandbox, +40 ms per verify) away {options.outage:g} s from t={cut - start:.1f} s, "
+              f"drained at t={drained - start:.1f} s, queue empty at t={cleared - start:.1f} s; "
               f"load average before: {open('/proc/loadavg').read().split()[0]}")
         print("latency: the daemon's latency_ms (source saw the code -> verdict); client: line written on the "
               "pseudo-terminal -> verdict read on the socket (handhelds only)")
@@ -311,6 +333,8 @@ def main():
                 if scan["lane"] != lane.name or not scan["phase"]:
                     continue
                 history = verdicts.get(scan_id, [])
+                if scan["phase"][0] == "together":
+                    count_together += 1
                 first = next(((r, e) for r, e in history if not e.get("late")), None)
                 if first is None or first[1].get("outcome") == "deferred":
                     continue
@@ -322,8 +346,7 @@ def main():
                     if client is not None:
                         alone_client.append(client)
                 else:
-                    count_together += 1
-                    if cut - 1 <= scan["at"] <= drained:
+                    if cut <= scan["at"] <= cleared:
                         continue  # the outage and the drain are measured below
                     together.append(first[1].get("latency_ms", float("nan")))
                     if client is not None:
@@ -350,10 +373,10 @@ def main():
         if late:
             print(f"API back -> first late verdict: {min(r for r, _ in late) - back:.2f} s; "
                   f"-> last late verdict: {drained - back:.2f} s")
-        waited = [r - scans[s]["at"] for s, history in verdicts.items() if s in scans and scans[s]["phase"]
-                  and scans[s]["at"] >= back for r, e in history[:1] if scans[s]["at"] <= drained]
+        waited = [first_final(s) - scan["at"] for s, scan in scans.items() if scan["phase"] and back <= scan["at"] <= cleared]
         if waited:
-            print(f"new scans during the drain: {len(waited)}, their verdicts after max {max(waited):.2f} s")
+            print(f"API back -> queue empty again (every scan seen has its verdict): {cleared - back:.2f} s; "
+                  f"{len(waited)} new scans meanwhile, their verdicts after max {max(waited):.2f} s")
         print(f"scans without a final verdict: {left}; outcomes: {json.dumps(outcomes, sort_keys=True)}; "
               f"read errors: {events.read_errors}")
         for lane in lanes:
