@@ -99,6 +99,7 @@ class Events:
         self.scans = {}      # scan_id -> {"lane", "raw", "at", "phase"}
         self.verdicts = {}   # scan_id -> [(received, event)]
         self.read_errors = 0
+        self.seen = {}       # lane -> scans and read errors seen
         self.waiters = {}    # lane -> callback(event)
         self.phase = None
         threading.Thread(target=self.follow, daemon=True).start()
@@ -113,6 +114,8 @@ class Events:
             kind = event.get("type")
             lane = event.get("lane")
             with self.lock:
+                if kind in ("scan", "read_error"):
+                    self.seen[lane] = self.seen.get(lane, 0) + 1
                 if kind == "scan":
                     self.scans[event["scan_id"]] = {"lane": lane, "raw": event.get("raw"), "at": received, "phase": self.phase}
                 elif kind == "verdict":
@@ -135,6 +138,7 @@ class NFCLane:
         self.done = threading.Event()
         self.current = None
         self.sent = {}
+        self.count = 0  # taps presented
         events.waiters[name] = self.seen
 
     def seen(self, kind, event):
@@ -154,6 +158,7 @@ class NFCLane:
             if pause > 0:
                 time.sleep(pause)
             self.done.clear()
+            self.count += 1
             self.command("present")
             self.done.wait(30)
             self.command("remove")
@@ -174,6 +179,7 @@ class SerialLane:
         self.chip = chips.load_chips()[chip]
         self.counter = 0
         self.sent = {}  # URL -> moment its line end was written
+        self.count = 0  # lines written
 
     def run(self, rate, until, offset=0.0):
         due = time.monotonic() + offset
@@ -184,6 +190,7 @@ class SerialLane:
             self.counter += 1
             url = chips.sun_url(self.chip, self.counter)
             self.sent[url] = time.monotonic()
+            self.count += 1
             os.write(self.master, url.encode() + b"\r")
             due += 1 / rate
 
@@ -275,6 +282,14 @@ def main():
         started.append(sandbox.process)
         for thread in threads:
             thread.join()
+
+        def all_seen():
+            with events.lock:
+                return all(events.seen.get(lane.name, 0) >= lane.count for lane in lanes)
+        try:
+            wait_until("every scan sent seen on the socket", all_seen, 30, 0.05)
+        except SystemExit as missing:
+            print(missing)
 
         def unfinished():
             with events.lock:
