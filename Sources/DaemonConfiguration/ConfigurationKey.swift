@@ -18,6 +18,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
     case apiProxy = "api-proxy"
     case apiCA = "api-ca"
     case apiKeepalive = "api-keepalive"
+    case apiRateWindow = "api-rate-window"
     case nfc
     case camera
     case feedback
@@ -77,6 +78,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .apiProxy: options.apiProxy = value == "none" ? nil : try Self.proxyURL(value)
         case .apiCA: options.apiCAFile = try Self.path(value)
         case .apiKeepalive: options.apiKeepalive = try Self.number(value, in: 1...3600, "seconds")
+        case .apiRateWindow: options.apiRateWindow = try Self.number(value, in: 0.1...60, "seconds")
         case .nfc:
             switch value {
             case "auto": options.nfc = .auto

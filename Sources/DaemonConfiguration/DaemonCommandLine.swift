@@ -21,6 +21,7 @@ public enum DaemonCommandLine {
         usage: sealtrust-scand [--config PATH] [--socket PATH] [--api-base URL] [--public-api-base URL]
                                [--api-timeout SECONDS]
                                [--api-proxy URL|none] [--api-ca FILE] [--api-keepalive SECONDS]
+                               [--api-rate-window SECONDS]
                                [--nfc auto|none|NAME] [--camera auto|none|DEVICE|y4m:PATH]...
                                [--feedback auto|none]
                                [--journal PATH] [--station ID] [--host NAME]... [--lang en|fr] [--texts PATH]

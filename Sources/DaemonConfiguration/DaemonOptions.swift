@@ -43,6 +43,9 @@ public struct DaemonOptions: Sendable, Equatable {
     public var apiCAFile: String?
     /// Seconds a connection to the API may idle before it is renewed.
     public var apiKeepalive: Double = 20
+    /// The window of the client's own per-endpoint limits: the contract's 60 s, shorter only against an API that allows
+    /// more (the sandbox of a benchmark).
+    public var apiRateWindow: Double = 60
     public var nfc = NFCSelection.auto
     /// Each a QR source of its own, in the order given.
     public var cameras = [CameraSelection.auto]

@@ -103,7 +103,7 @@ public final class StationRuntime: GracefullyStoppable, VerdictServerDelegate {
     private static func configuration(for options: DaemonOptions, caBundle: CABundle?, tokens: TokenStore) -> SealTrustConfiguration {
         SealTrustConfiguration(
             baseURL: options.apiBase, timeout: options.apiTimeout, clientIdentifier: clientIdentifier,
-            extraHosts: options.extraHosts, accessTokenProvider: { tokens.token() },
+            extraHosts: options.extraHosts, rateLimitWindow: options.apiRateWindow, accessTokenProvider: { tokens.token() },
             proxy: options.apiProxy, caBundle: caBundle, keepAlive: options.apiKeepalive)
     }
 
