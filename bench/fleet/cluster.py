@@ -22,7 +22,8 @@ import argparse, datetime, json, os, selectors, shutil, signal, socket, statisti
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fleet  # noqa: E402  (Station, Subscriber and the helpers of the one-broker benchmark)
-from fleet import free_port, rss_kib, seq_of, wait_until  # noqa: E402
+from fleet import (asked_again, follow_statuses, free_port, missing_and_repeats, rss_kib, seq_of,  # noqa: E402
+                   wait_until, watch_output_complete)
 
 NODES = 3
 KILLED = 2  # node 3: the subscriber and the watch are on node 1
@@ -236,20 +237,11 @@ def measure(args, cluster, started, root):
         started.append(watch)
     notify = selectors.DefaultSelector()
 
-    def read_statuses():
-        while True:
-            for key, _ in notify.select():
-                text = key.fileobj.recv(4096).decode(errors="replace")
-                for line in text.split("\n"):
-                    if line.startswith("STATUS="):
-                        key.data.statuses.append((time.monotonic(), line[7:]))
-                        key.data.wall_statuses.append((time.time(), line[7:]))
     for station in stations:
-        station.wall_statuses = []
         station.connect()
         station.start_bridge(notify)
         started += [station.reference, station.bridge]
-    threading.Thread(target=read_statuses, daemon=True).start()
+    threading.Thread(target=follow_statuses, args=(notify,), daemon=True).start()
     per_station = 2 * args.codes
     wait_until("every bridge online", lambda: len({t for _, t, p in raw.lines() if t.endswith("/status") and p.startswith(b'{"state":"online"')})
                >= len(stations), 120, 0.2)
@@ -278,11 +270,7 @@ def measure(args, cluster, started, root):
                120, 0.2)
 
     def complete(station):
-        try:
-            with open(f"{root}/out/{station.name}.jsonl", "rb") as f:
-                return sum(1 for line in f if b'"seq":' in line) >= per_station
-        except OSError:
-            return False
+        return watch_output_complete(root, station, per_station)
     repaired_at = None
     if watch:
         deadline = time.monotonic() + args.repair_timeout
@@ -320,9 +308,9 @@ def measure(args, cluster, started, root):
     def account(stream):
         missing = repeats = 0
         for s in stations:
-            got = seen[stream].get(s.name, [])
-            repeats += len(got) - len(set(got))
-            missing += sum(1 for q in range(1, per_station + 1) if q not in set(got))
+            lost, twice = missing_and_repeats(seen[stream].get(s.name, []), per_station)
+            repeats += twice
+            missing += len(lost)
         return missing, repeats
 
     result = {"engine": cluster.name, "stations": len(stations), "events": per_station * len(stations),
@@ -334,12 +322,7 @@ def measure(args, cluster, started, root):
         watch.wait(10)
         watch_log.close()
         text = open(root + "/watch.log").read()
-        asked = set()
-        for line in text.splitlines():
-            if "missing; asking again" in line:
-                station = line.split("station ")[1].split(":")[0]
-                a, b = line.split("events ")[1].split(" missing")[0].split(" to ")
-                asked.update((station, q) for q in range(int(a), int(b) + 1))
+        asked = asked_again(text)
         result["watch_missing_before_repair"] = len(asked)
         lacking = 0
         for s in stations:

@@ -108,6 +108,7 @@ class Station:
         self.notify.bind(path)
         notify.register(self.notify, selectors.EVENT_READ, self)
         self.statuses = []
+        self.wall_statuses = []
         self.bridge = subprocess.Popen(self.bridge_args, stdout=subprocess.DEVNULL, stderr=open(self.dir + "/bridge.log", "w"),
                                        env=dict(os.environ, NOTIFY_SOCKET=path))
 
@@ -229,6 +230,43 @@ class Tap:
             writer.close()
 
 
+def follow_statuses(notify):
+    """Records each bridge's STATUS= lines (monotonic and wall time) from its notify socket, forever (a daemon thread)."""
+    while True:
+        for key, _ in notify.select():
+            text = key.fileobj.recv(4096).decode(errors="replace")
+            for line in text.split("\n"):
+                if line.startswith("STATUS="):
+                    key.data.statuses.append((time.monotonic(), line[7:]))
+                    key.data.wall_statuses.append((time.time(), line[7:]))
+
+
+def watch_output_complete(root, station, per_station):
+    """The watch's output for `station` holds every seq of the run."""
+    try:
+        with open(f"{root}/out/{station.name}.jsonl", "rb") as f:
+            return sum(1 for line in f if b'"seq":' in line) >= per_station
+    except OSError:
+        return False
+
+
+def missing_and_repeats(got, per_station):
+    """Of seqs 1...per_station, those `got` lacks, and how many it holds twice or more."""
+    distinct = set(got)
+    return [q for q in range(1, per_station + 1) if q not in distinct], len(got) - len(distinct)
+
+
+def asked_again(watch_log):
+    """The (station, seq) pairs the watch found missing and asked for again, from its log."""
+    asked = set()
+    for line in watch_log.splitlines():
+        if "missing; asking again" in line:
+            station = line.split("station ")[1].split(":")[0]
+            a, b = line.split("events ")[1].split(" missing")[0].split(" to ")
+            asked.update((station, q) for q in range(int(a), int(b) + 1))
+    return asked
+
+
 def acknowledged_by_broker(tap_log):
     """(topic, seq) pairs the broker acknowledged: a PUBLISH from a bridge, then a PUBACK of its packet id, same connection."""
     waiting, acknowledged = {}, set()
@@ -281,18 +319,11 @@ def measure(args, scenario, started, root):
                                   "--output", root + "/out"], stdout=subprocess.DEVNULL, stderr=watch_log)
         started.append(watch)
     notify = selectors.DefaultSelector()
-    def read_statuses():
-        while True:
-            for key, _ in notify.select():
-                text = key.fileobj.recv(4096).decode(errors="replace")
-                for line in text.split("\n"):
-                    if line.startswith("STATUS="):
-                        key.data.statuses.append((time.monotonic(), line[7:]))
     for station in stations:
         station.connect()
         station.start_bridge(notify)
         started += [station.reference, station.bridge]
-    threading.Thread(target=read_statuses, daemon=True).start()
+    threading.Thread(target=follow_statuses, args=(notify,), daemon=True).start()
     per_station = 2 * args.codes
     wait_until("every bridge online", lambda: sum(1 for _, t, p in raw.lines() if t.endswith("/status") and p.startswith(b'{"state":"online"'))
                >= len(stations), 60, 0.2)
@@ -331,11 +362,7 @@ def measure(args, scenario, started, root):
     online = sorted(online_again(s) for s in stations)
 
     def complete(station):
-        try:
-            with open(f"{root}/out/{station.name}.jsonl", "rb") as f:
-                return sum(1 for line in f if b'"seq":' in line) >= per_station
-        except OSError:
-            return False
+        return watch_output_complete(root, station, per_station)
     repaired_at = None
     if watch:
         deadline = time.monotonic() + args.repair_timeout
@@ -368,10 +395,8 @@ def measure(args, scenario, started, root):
         missing = repeats = 0
         missing_seqs = []
         for s in stations:
-            got = seen[stream].get(s.name, [])
-            distinct = set(got)
-            repeats += len(got) - len(distinct)
-            lost = [q for q in range(1, per_station + 1) if q not in distinct]
+            lost, twice = missing_and_repeats(seen[stream].get(s.name, []), per_station)
+            repeats += twice
             missing += len(lost)
             missing_seqs += [(s.name, q) for q in lost]
         return missing, repeats, missing_seqs
@@ -384,12 +409,7 @@ def measure(args, scenario, started, root):
         watch.wait(10)
         watch_log.close()
         text = open(root + "/watch.log").read()
-        asked = set()
-        for line in text.splitlines():
-            if "missing; asking again" in line:
-                station = line.split("station ")[1].split(":")[0]
-                a, b = line.split("events ")[1].split(" missing")[0].split(" to ")
-                asked.update((station, q) for q in range(int(a), int(b) + 1))
+        asked = asked_again(text)
         summary = [l for l in text.splitlines() if "events in order" in l]
         result["missing_before_repair"] = len(asked)
         result["replay_requests"] = sum(1 for line in text.splitlines() if "missing; asking again" in line)
