@@ -86,6 +86,7 @@ def real_photos(fixtures, decoders, zbar_bytes_command):
     floor_passes = [("zxing alone", dict(decoders)["ours"] + " --pass zxing"), ("libzbar alone", dict(decoders)["ours"] + " --pass wholeFrame")]
     floor = []
     outcome = {}
+    median_ratio = {}
     for folder, description in PHOTO_SETS + MORE_SETS:
         rows = manifest(os.path.join(fixtures, folder))
         frames = [os.path.join(fixtures, folder, row[0]) for row in rows]
@@ -110,6 +111,7 @@ def real_photos(fixtures, decoders, zbar_bytes_command):
         if timed:
             cost = {name: median(results[name][row[0]][0] for row in rows) for name in names}
             print("%-12s" % "median ms" + "".join("%15.2f" % cost[name] for name in names) + "   ours/zxing %.2f" % (cost["ours"] / cost["zxing"]))
+            median_ratio[folder] = cost["ours"] / cost["zxing"]
             for name in names:
                 everything[name] += [results[name][row[0]][0] for row in rows]
             for frame in (row[0] for row in rows):
@@ -128,11 +130,18 @@ def real_photos(fixtures, decoders, zbar_bytes_command):
             print("note: %s read a payload that is not the one printed in %s" % (name, frame))
         missed = [row[0] for row in rows if any(reads(row[1], results[other][row[0]][1]) > reads(row[1], results["ours"][row[0]][1]) for other in chosen_names)]
         print("missed by ours, read by another (%d): %s" % (len(missed), " ".join(m.replace(".pgm", "") for m in missed)))
-    cost = {name: median(times) for name, times in everything.items()}
     print()
-    print("median ms of CPU a frame (the mean of %d decodes, the best of %d rounds) over all %d real-photo frames: " % (TIMING_REPEAT, TIMING_ROUNDS, len(everything["ours"]))
+    # Issue 39 measures a photo set as one frame a photo, its longest side at most 1280 (the realqr set), and
+    # compares the medians of one set. The webcam and rotated sets are the same photos framed and turned: each is
+    # compared on its own too. Pooling the three mixes frames of different sizes, and the median of such a mixture
+    # can fall in the gap between them: it is shown, but it is not the goal's figure.
+    print("median ms of CPU a frame (the mean of %d decodes, the best of %d rounds), ours/zxing-cpp's on each set "
+          "(goal at most 1.5): " % (TIMING_REPEAT, TIMING_ROUNDS)
+          + ", ".join("%s %.2f" % (folder, median_ratio[folder]) for folder, _ in PHOTO_SETS))
+    cost = {name: median(times) for name, times in everything.items()}
+    print("pooled over all %d real-photo frames of the three sets (a mixture of sizes): " % len(everything["ours"])
           + ", ".join("%s %.2f" % (name, cost[name]) for name in names) + "; ours/zxing %.2f" % (cost["ours"] / cost["zxing"]))
-    print("the superset's floor in the same rounds (zxing-cpp's call, and libzbar's scan where it reads nothing; no pass of ours): "
+    print("the superset's floor in the same rounds (zxing-cpp's call, and libzbar's scan where it reads nothing; no pass of ours), pooled: "
           "median %.2f ms, %.2f x zxing-cpp's" % (median(floor), median(floor) / cost["zxing"]))
     return outcome
 
