@@ -70,7 +70,7 @@ do {
     failAtStart("cannot listen on \(options.socketPath): \(error)", status: 1)
 }
 
-// One clock for the journal's dates and the core's times.
+// One clock for the journal's dates, the core's times and the sources' reads.
 let clock = DaemonClock.system
 let journal: Journal
 do {
@@ -111,7 +111,7 @@ logger.notice("listening on \(serverConfiguration.inheritedDescriptor == nil ? o
 
 // Started in this order, stopped in the reverse one: the sources first, then the core (the calls in flight finish),
 // then the server (what was published reaches its clients).
-let sources: [any ScanSource] = StationSources.make(for: options)
+let sources: [any ScanSource] = StationSources.make(for: options, clock: clock)
 let services: [any Service] = [server, core] + sources.map(core.service(for:)) + [Watchdog(notifier: notifier)].compactMap { $0 }
 let group = ServiceGroup(
     services: services, stopDeadline: .seconds(options.apiTimeout + 2), notifier: notifier,
