@@ -92,7 +92,7 @@ let core = StationRuntime(options: options, journal: journal, publisher: server,
 try! server.start(journal: journal, delegate: core)
 logger.notice("listening on \(serverConfiguration.inheritedDescriptor == nil ? options.socketPath : "the socket systemd passed"), journal \(options.journalPath), last seq \(journal.lastSeq)")
 
-/// Reads the configuration again (SIGHUP): what can change live changes, the rest is named.
+/// Reads the configuration again (SIGHUP), on the group's `reload` thread: what can change live changes, the rest is named.
 @Sendable func reload() {
     do {
         guard case .run(let fresh) = try DaemonCommandLine.parse(arguments: arguments, environment: environment) else { return }
