@@ -163,7 +163,10 @@ let package = Package(
         .testTarget(name: "HandheldScannerTests", dependencies: ["HandheldScanner", "ScannerDevices", "TestSupport"]),
         .testTarget(
             name: "StationCoreTests",
-            dependencies: ["StationCore", "DaemonConfiguration", "JSONCore", "Logging", "NFCReader", "ScanJournal", "SealTrustKit", "Sentences", "StationWire", "VerdictSocket", "TestSupport"],
+            dependencies: [
+                "StationCore", "DaemonConfiguration", "HandheldScanner", "JSONCore", "Logging", "NFCReader", "ScanJournal", "SealTrustKit", "Sentences", "StationWire",
+                "VerdictSocket", "TestSupport",
+            ],
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ScanJournalTests", dependencies: ["JSONCore", "ScanJournal", "TestSupport"]),

@@ -6,14 +6,14 @@ import SystemdSupport
 ///
 /// SIGTERM or SIGINT stops the group gracefully: each service in turn, last started first, is asked to stop
 /// (a `GracefullyStoppable` one finishes its work in hand, any other is cancelled), and the group waits for it
-/// before the next; whatever still runs at the deadline is cancelled. SIGHUP calls `reload`. systemd hears
+/// before the next; whatever still runs at the deadline is cancelled. SIGHUP calls `reload` on a thread. systemd hears
 /// READY once every service is started, RELOADING around a reload, STOPPING on the way out (STATUS comes from the
 /// station core, through the same notifier).
 public final class ServiceGroup: Sendable {
     public struct Hooks: Sendable {
         /// Every service is started and systemd heard READY: the moment for the first STATUS.
         public var started: @Sendable () -> Void
-        /// SIGHUP: read the configuration again.
+        /// SIGHUP: read the configuration again; runs on a `reload` thread, and may block it.
         public var reload: @Sendable () -> Void
         /// A stop begins, with the signal's name.
         public var stopping: @Sendable (String) -> Void
@@ -87,7 +87,11 @@ public final class ServiceGroup: Sendable {
                     case .reload:
                         // systemd (Type=notify-reload) wants the CLOCK_MONOTONIC time of the reload's start with RELOADING=1.
                         notifier?.send("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
-                        hooks.reload()
+                        // The hook reads files (the configuration, a CA bundle, the token): a thread's work, not the pool's.
+                        let _: Void = await OSThread.value(name: "reload") { deliver in
+                            hooks.reload()
+                            deliver(())
+                        }
                         notifier?.send("READY=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
                     case .stop(let name):
                         return .stopRequested(name)

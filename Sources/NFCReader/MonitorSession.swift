@@ -14,15 +14,19 @@ final class MonitorSession: Sendable {
     private let readerFilter: String?
     private let feedback: Bool
     private let directory: ReaderDirectory
+    /// Dates each presentation.
+    private let now: @Sendable () -> ContinuousClock.Instant
     private let emit: @Sendable (NFCEvent) -> Void
     private let control = Mutex(Control())
     private let wakeFromBackoff = ThreadSignal()
     private let exited = ThreadSignal()
 
-    init(readerFilter: String?, feedback: Bool, directory: ReaderDirectory, emit: @escaping @Sendable (NFCEvent) -> Void) {
+    init(readerFilter: String?, feedback: Bool, directory: ReaderDirectory, now: @escaping @Sendable () -> ContinuousClock.Instant,
+         emit: @escaping @Sendable (NFCEvent) -> Void) {
         self.readerFilter = readerFilter
         self.feedback = feedback
         self.directory = directory
+        self.now = now
         self.emit = emit
     }
 
@@ -99,7 +103,7 @@ final class MonitorSession: Sendable {
                     emit(.readerRemoved(name: name))
                 }
                 for name in names where workers[name] == nil {
-                    let worker = ReaderWorker(reader: name, feedback: feedback, emit: emit)
+                    let worker = ReaderWorker(reader: name, feedback: feedback, now: now, emit: emit)
                     workers[name] = worker
                     directory.add(worker)
                     emit(.readerAttached(name: name))
@@ -119,7 +123,7 @@ final class MonitorSession: Sendable {
                 listingNeeded = true
                 continue
             }
-            let now = ContinuousClock.now
+            let presentedAt = now()
             plugAndPlay = states.removeLast()
             if plugAndPlay.changed { listingNeeded = true }
             plugAndPlay.acknowledge()
@@ -132,7 +136,7 @@ final class MonitorSession: Sendable {
                 } else if state.cardPresent && countAtLastRead[state.name] != state.eventCount {
                     // Once per presentation: pcscd's event count moves only when a tag enters or leaves.
                     countAtLastRead[state.name] = state.eventCount
-                    workers[state.name]?.read(.init(at: now, state: state.event))
+                    workers[state.name]?.read(.init(at: presentedAt, state: state.event))
                 }
                 states[index].acknowledge()
             }

@@ -3,6 +3,8 @@
 /// alone from then on; one that cannot be reached now is skipped, with a note and no error.
 struct ReaderFeedback {
     let reader: String
+    /// The clock of the verdicts' `publishedAt`.
+    let now: () -> ContinuousClock.Instant
     /// A debug line for the daemon's log.
     let note: (String) -> Void
     /// The connection of the last read, kept until its verdict's signal, so the signal reaches the reader through the tag.
@@ -11,8 +13,9 @@ struct ReaderFeedback {
     /// The detection beep is turned off at attach, or on the first tag connection when the reader could not take it then.
     private var beepOffPending = true
 
-    init(reader: String, note: @escaping (String) -> Void) {
+    init(reader: String, now: @escaping () -> ContinuousClock.Instant, note: @escaping (String) -> Void) {
         self.reader = reader
+        self.now = now
         self.note = note
     }
 
@@ -28,7 +31,7 @@ struct ReaderFeedback {
     mutating func show(_ signal: ReaderSignal, context: PCSCContext?, publishedAt: ContinuousClock.Instant) {
         defer { tagConnection = nil }
         guard let context, !refused else { return }
-        let started = ContinuousClock.now
+        let started = now()
         if beepOffPending && tagConnection != nil {
             beepOffPending = !send(ReaderSignal.detectionBeepOff, context: context)
         }

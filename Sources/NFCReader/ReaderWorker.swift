@@ -23,15 +23,18 @@ final class ReaderWorker: Sendable {
     private static let removalGrace: Duration = .seconds(1)
 
     let reader: String
+    /// Dates a URI in hand, on the clock of the presentation's time.
+    private let now: @Sendable () -> ContinuousClock.Instant
     private let emit: @Sendable (NFCEvent) -> Void
     /// Whether this reader's LED and buzzer show verdicts.
     private let feedback: Bool
     private let inbox = Mutex(Inbox())
     private let wake = ThreadSignal()
 
-    init(reader: String, feedback: Bool, emit: @escaping @Sendable (NFCEvent) -> Void) {
+    init(reader: String, feedback: Bool, now: @escaping @Sendable () -> ContinuousClock.Instant, emit: @escaping @Sendable (NFCEvent) -> Void) {
         self.reader = reader
         self.feedback = feedback
+        self.now = now
         self.emit = emit
         OSThread.start(name: "nfc-read") { [self] in run() }
     }
@@ -55,7 +58,7 @@ final class ReaderWorker: Sendable {
     private func run() {
         var context = try? PCSCContext.establish()  // ready before the first tap, not during it
         let reader = reader, emit = emit
-        var lights = feedback ? ReaderFeedback(reader: reader) { emit(.feedbackSkipped(reader: reader, detail: $0)) } : nil
+        var lights = feedback ? ReaderFeedback(reader: reader, now: now) { emit(.feedbackSkipped(reader: reader, detail: $0)) } : nil
         lights?.attach(context: context)
         while true {
             wake.wait()
@@ -110,7 +113,7 @@ final class ReaderWorker: Sendable {
         do {
             let message = try Type4Tag(transmit: { command in try card.transmit(command.bytes) }).readNDEFMessage()
             let uri = try NDEFMessage.firstURI(in: message)
-            return (uri, .now, card)
+            return (uri, now(), card)
         } catch {
             card.endTransaction()
             throw error
@@ -125,6 +128,7 @@ final class ReaderWorker: Sendable {
     /// Whether the tag left the field since `presentation`, waiting a little for pcscd to notice.
     private func tagLeft(since presentation: Presentation, context: PCSCContext?) -> Bool {
         guard let context else { return false }
+        // A wait for pcscd, on the system's clock as its timeout counts.
         let deadline = ContinuousClock.now + Self.removalGrace
         var states = [ReaderState(name: reader, current: presentation.state)]
         while case let remaining = deadline - .now, remaining > .zero {

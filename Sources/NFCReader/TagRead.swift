@@ -3,7 +3,7 @@ public struct TagRead: Sendable, Equatable {
     public let reader: String
     /// Exactly as on the tag, with the NFC Forum URI prefix code expanded and nothing else changed.
     public let uri: String
-    /// When pcscd reported the tag in the field.
+    /// When pcscd reported the tag in the field, on the monitor's clock.
     public let presentedAt: ContinuousClock.Instant
     /// From the card-present event to the URI in hand.
     public let readDuration: Duration

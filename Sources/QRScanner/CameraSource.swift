@@ -7,6 +7,8 @@ import Glibc
 struct CameraSource: FrameSource {
     /// nil: the first capture device under /dev/video*, when one appears.
     let device: String?
+    /// Dates each frame's arrival.
+    let now: @Sendable () -> ContinuousClock.Instant
     /// How long it waits before it looks for the camera again.
     var retryInterval: Duration = .seconds(1)
 
@@ -52,13 +54,14 @@ struct CameraSource: FrameSource {
 
     /// Returns why the camera stopped giving frames, or nil when the scanner stopped.
     private func stream(from video: OpaquePointer, into sink: some FrameSink) -> String? {
-        let start = ContinuousClock.now
+        let start = now()
         while !sink.isStopped {
             guard let image = zbar_video_next_image(video) else {
                 return "camera gone: \(Self.errorText(video))"
             }
             let grey = zbar_image_get_format(image) == ZBarFourCC.y800 ? image : zbar_image_convert(image, ZBarFourCC.y800)
-            let frame = grey.flatMap { Self.frame(from: $0, at: ContinuousClock.now - start) }
+            let arrivedAt = now()
+            let frame = grey.flatMap { Self.frame(from: $0, at: arrivedAt - start, arrivedAt: arrivedAt) }
             if let grey, grey != image { zbar_image_destroy(grey) }
             zbar_image_destroy(image)
             if let frame, !sink.deliver(frame, live: true) { return nil }
@@ -66,11 +69,11 @@ struct CameraSource: FrameSource {
         return nil
     }
 
-    private static func frame(from image: OpaquePointer, at time: Duration) -> Frame? {
+    private static func frame(from image: OpaquePointer, at time: Duration, arrivedAt: ContinuousClock.Instant) -> Frame? {
         let width = Int(zbar_image_get_width(image)), height = Int(zbar_image_get_height(image))
         guard let data = zbar_image_get_data(image), Int(zbar_image_get_data_length(image)) >= width * height else { return nil }
         let luma = Array(UnsafeRawBufferPointer(start: data, count: width * height))
-        return Frame(width: width, height: height, luma: luma, time: time)
+        return Frame(width: width, height: height, luma: luma, time: time, arrivedAt: arrivedAt)
     }
 
     private func openCamera() -> (device: String, video: OpaquePointer)? {

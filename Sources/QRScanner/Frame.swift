@@ -9,7 +9,7 @@ struct Frame: Sendable {
     /// When the reader thread got it from the source: when a code in it was seen, whatever the decoding costs after.
     let arrivedAt: ContinuousClock.Instant
 
-    init(width: Int, height: Int, luma: [UInt8], time: Duration, arrivedAt: ContinuousClock.Instant = .now) {
+    init(width: Int, height: Int, luma: [UInt8], time: Duration, arrivedAt: ContinuousClock.Instant) {
         self.width = width
         self.height = height
         self.luma = luma

@@ -6,15 +6,18 @@ final class ScanSession: Sendable {
     private let source: any FrameSource
     private let sourceID: String
     private let rescanAfter: Duration
+    /// Dates a state change (a code is dated by its frame).
+    private let now: @Sendable () -> ContinuousClock.Instant
     private let mailbox = FrameMailbox()
     /// Each event with when it was seen: a code's frame's arrival.
     private let emit: @Sendable (QREvent, ContinuousClock.Instant) -> Void
 
-    init(source: any FrameSource, sourceID: String, rescanAfter: Duration,
+    init(source: any FrameSource, sourceID: String, rescanAfter: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant,
          emit: @escaping @Sendable (QREvent, ContinuousClock.Instant) -> Void) {
         self.source = source
         self.sourceID = sourceID
         self.rescanAfter = rescanAfter
+        self.now = now
         self.emit = emit
     }
 
@@ -46,7 +49,7 @@ final class ScanSession: Sendable {
                     tracker.reset()
                     decoder = QRFrameDecoder(skippingUnchangedFrames: true)
                 }
-                emit(event, .now)
+                emit(event, now())
             case .frame(let frame):
                 let payloads = frame.luma.withUnsafeBufferPointer { decoder.decode(luma: $0, width: frame.width, height: frame.height) }
                 for payload in tracker.newAppearances(in: payloads, at: frame.time) {

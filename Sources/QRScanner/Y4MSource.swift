@@ -7,6 +7,8 @@ import POSIXSupport
 /// time is slowed by the pipe, never skipped, so a FIFO gives the scans the same file gives.
 struct Y4MSource: FrameSource {
     let path: String
+    /// Dates each frame's arrival.
+    let now: @Sendable () -> ContinuousClock.Instant
     var id: String { "y4m:\(path)" }
 
     private static let pollInterval: Duration = .milliseconds(250)
@@ -124,7 +126,7 @@ struct Y4MSource: FrameSource {
                 sink.report(.sourceError(id: id, detail: "truncated frame \(number): \(lumaRead + chromaRead) of \(frameBytes) bytes"))
                 return "stream broken after \(number) frames"
             }
-            let frame = Frame(width: header.width, height: header.height, luma: luma, time: header.time(ofFrame: number))
+            let frame = Frame(width: header.width, height: header.height, luma: luma, time: header.time(ofFrame: number), arrivedAt: now())
             // Never live: the frame waits for the decoder, and the reader with it (only a camera drops frames).
             guard sink.deliver(frame, live: false) else { throw DescriptorReader.Failure.stopped }
             number += 1

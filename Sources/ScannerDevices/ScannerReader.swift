@@ -9,7 +9,8 @@ final class ScannerReader: Sendable {
     private let spec: ScannerSpec
     private let keymap: Keymap
     private let rescanAfter: Duration
-    private let emit: @Sendable (ScannerEvent) -> Void
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private let emit: @Sendable (ScannerEvent, ContinuousClock.Instant) -> Void
     private let wake: WakePipe
     private let stopped = Mutex(false)
 
@@ -17,11 +18,14 @@ final class ScannerReader: Sendable {
     /// and at most how long between looks at a path no inotify watch covers.
     static let retryInterval: Duration = .seconds(1)
 
-    /// `emit` is called on the reader's thread, at once, for every event.
-    init(spec: ScannerSpec, keymap: Keymap, rescanAfter: Duration, emit: @escaping @Sendable (ScannerEvent) -> Void) throws(SystemCallError) {
+    /// `emit` is called on the reader's thread, at once, for every event, with when the reader saw it by `now`
+    /// (a code: its terminator's arrival), which also spaces out repeats of a code.
+    init(spec: ScannerSpec, keymap: Keymap, rescanAfter: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant,
+         emit: @escaping @Sendable (ScannerEvent, ContinuousClock.Instant) -> Void) throws(SystemCallError) {
         self.spec = spec
         self.keymap = keymap
         self.rescanAfter = rescanAfter
+        self.now = now
         self.emit = emit
         do throws(Errno) {
             wake = try WakePipe()
@@ -37,13 +41,18 @@ final class ScannerReader: Sendable {
         wake.wake()
     }
 
+    /// Hands `event` on, stamped with the time it was seen.
+    private func report(_ event: ScannerEvent) {
+        emit(event, now())
+    }
+
     /// Runs until stopped, or until a regular file has been played.
     func run() {
         let watch: PathWatch
         do {
             watch = try PathWatch()
         } catch {
-            emit(.error(detail: "cannot watch for the device: \(error)"))
+            report(.error(detail: "cannot watch for the device: \(error)"))
             return
         }
         var filter = RepeatFilter(rescanAfter: rescanAfter)
@@ -56,10 +65,10 @@ final class ScannerReader: Sendable {
             } catch {
                 switch error {
                 case .missing:
-                    if !seen { emit(.absent(detail: "no such device yet")) }
+                    if !seen { report(.absent(detail: "no such device yet")) }
                     lastProblem = nil
                 case .unusable(let problem):
-                    if problem != lastProblem { emit(.error(detail: problem)) }
+                    if problem != lastProblem { report(.error(detail: problem)) }
                     lastProblem = problem
                 }
                 seen = true
@@ -68,7 +77,7 @@ final class ScannerReader: Sendable {
             }
             seen = true
             lastProblem = nil
-            emit(.ready(detail: device.detail))
+            report(.ready(detail: device.detail))
             let removal: String?
             switch spec {
             case .evdev:
@@ -79,7 +88,7 @@ final class ScannerReader: Sendable {
                 removal = readCodes(from: device, with: &framing, filter: &filter)
             }
             guard let removal else { return }
-            emit(.removed(detail: removal))
+            report(.removed(detail: removal))
             if device.kind == .regularFile { return }
             waitForPath(watch)
         }
@@ -96,10 +105,12 @@ final class ScannerReader: Sendable {
     private func readCodes(from device: borrowing ScannerDevice, with framing: inout some CodeFraming,
                            filter: inout RepeatFilter) -> String? {
         var buffer = [UInt8](repeating: 0, count: 64 * InputEvent.size)
+        // The poll's deadlines are on the system's clock, as poll(2) counts; a code's time is `now`'s.
         var lastRead = ContinuousClock.now
         func pass(_ event: ScannerEvent) {
-            if case .code(let code) = event, !filter.admit(code, at: .now) { return }
-            emit(event)
+            let seenAt = now()
+            if case .code(let code) = event, !filter.admit(code, at: seenAt) { return }
+            emit(event, seenAt)
         }
         while true {
             // A code begun waits for its end at most `gapLimit` after its last key.

@@ -1,6 +1,7 @@
 import FoundationEssentials
 
-/// The last call that failed, kept for a station's status (`last_api_error`).
+/// The last call that failed, for a program built on the client; the daemon's `status` keeps its own (`last_api_error`),
+/// dated by its clock.
 public struct APIFailureRecord: Sendable, Hashable {
     public let at: Date
     public let error: SealTrustError

@@ -1,4 +1,5 @@
 import NFCReader
+import ScanJournal
 import StationWire
 import Synchronization
 
@@ -8,8 +9,9 @@ public struct NFCSource: ScanSource {
     let monitor: NFCMonitor
 
     /// nil: every reader; otherwise readers whose name contains `readerFilter`. `feedback`: `--feedback auto`.
-    public init(readerFilter: String?, feedback: Bool) {
-        monitor = NFCMonitor(readerFilter: readerFilter, feedback: feedback)
+    /// `clock`: the daemon's; its monotonic time dates each tag's presentation (`readAt`).
+    public init(readerFilter: String?, feedback: Bool, clock: DaemonClock) {
+        monitor = NFCMonitor(readerFilter: readerFilter, feedback: feedback, now: clock.monotonic)
     }
 
     public func show(_ verdict: VerdictEvent) {

@@ -1,4 +1,5 @@
 import QRScanner
+import ScanJournal
 import StationWire
 
 /// A camera or a Y4M stream as a source.
@@ -6,8 +7,9 @@ public struct QRSource: ScanSource {
     public let name = "qr"
     let scanner: QRScanner
 
-    public init(_ spec: QRSourceSpec, rescanAfter: Duration) {
-        scanner = QRScanner(source: spec, rescanAfter: rescanAfter)
+    /// `clock`: the daemon's; its monotonic time dates each frame's arrival, which a code's `readAt` is.
+    public init(_ spec: QRSourceSpec, rescanAfter: Duration, clock: DaemonClock) {
+        scanner = QRScanner(source: spec, rescanAfter: rescanAfter, now: clock.monotonic)
     }
 
     public func run(report: @escaping @Sendable (SourceReport) -> Void) async {

@@ -4,8 +4,9 @@ import JSONCore
 enum StatusFormatter {
     static func lines(for status: JSON) -> [String] {
         var lines: [String] = []
+        // A fact with nothing to say (a station without lanes sends `"lanes":[]`) is no line.
         func fact(_ name: String, _ value: String?) {
-            if let value { lines.append("\(name): \(value)") }
+            if let value, !value.isEmpty { lines.append("\(name): \(value)") }
         }
         fact("daemon", status["version"]?.stringValue.map { "sealtrust-scand \($0)" })
         fact("station", status["station"]?.stringValue)

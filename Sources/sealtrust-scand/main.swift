@@ -70,7 +70,7 @@ do {
     failAtStart("cannot listen on \(options.socketPath): \(error)", status: 1)
 }
 
-// One clock for the journal's dates and the core's times.
+// One clock for the journal's dates, the core's times and the sources' reads.
 let clock = DaemonClock.system
 let journal: Journal
 do {
@@ -92,7 +92,7 @@ let core = StationRuntime(options: options, journal: journal, publisher: server,
 try! server.start(journal: journal, delegate: core)
 logger.notice("listening on \(serverConfiguration.inheritedDescriptor == nil ? options.socketPath : "the socket systemd passed"), journal \(options.journalPath), last seq \(journal.lastSeq)")
 
-/// Reads the configuration again (SIGHUP): what can change live changes, the rest is named.
+/// Reads the configuration again (SIGHUP), on the group's `reload` thread: what can change live changes, the rest is named.
 @Sendable func reload() {
     do {
         guard case .run(let fresh) = try DaemonCommandLine.parse(arguments: arguments, environment: environment) else { return }
@@ -111,7 +111,7 @@ logger.notice("listening on \(serverConfiguration.inheritedDescriptor == nil ? o
 
 // Started in this order, stopped in the reverse one: the sources first, then the core (the calls in flight finish),
 // then the server (what was published reaches its clients).
-let sources: [any ScanSource] = StationSources.make(for: options)
+let sources: [any ScanSource] = StationSources.make(for: options, clock: clock)
 let services: [any Service] = [server, core] + sources.map(core.service(for:)) + [Watchdog(notifier: notifier)].compactMap { $0 }
 let group = ServiceGroup(
     services: services, stopDeadline: .seconds(options.apiTimeout + 2), notifier: notifier,

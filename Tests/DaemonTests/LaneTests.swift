@@ -75,6 +75,9 @@ struct LaneTests {
         #expect(lanes.map { $0["name"]?.string } == ["dock1", "dock2"])
         #expect(lanes.allSatisfy { $0["counters"]?["scans"]?.integerValue == 1 }, "\(status.output)")
         #expect(lanes.first?["sources"] == .array([.string("y4m:\(dock1)")]))
+        let text = try runProduct("sealtrust-scanctl", ["--socket", daemon.socketPath, "status"]).output
+        let lanesLine = text.split(separator: "\n").first { $0.hasPrefix("lanes: ") }
+        #expect(lanesLine?.hasPrefix("lanes: (name dock1, ") == true && lanesLine?.contains("(name dock2, ") == true, "\(text)")
     }
 
     /// A lane the daemon does not have would show nothing for ever: scanctl says so, with the lanes it has.

@@ -31,6 +31,20 @@ struct OperatorTests {
         #expect(!daemon.process.standardError.contains("secret-token"), "the token is never logged")
     }
 
+    /// `sealtrust-scanctl status` prints a fact a line, and none with nothing to say: a station without lanes (whose
+    /// `status` has `"lanes":[]`) prints no empty `lanes:` line.
+    @Test func scanctlStatusPrintsNoEmptyFactForAStationWithoutLanes() throws {
+        let daemon = try ScanDaemon(api: nil).waitUntilListening()
+        defer { _ = daemon.terminate(); daemon.removeDirectory() }
+        #expect(try status(of: daemon)["lanes"] == .array([]))
+        let run = try runProduct("sealtrust-scanctl", ["--socket", daemon.socketPath, "status"])
+        #expect(run.status == 0, "\(run.errors)")
+        let lines = run.output.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.contains("station: test-station"), "\(run.output)")
+        #expect(!lines.contains { $0.hasPrefix("lanes") }, "\(run.output)")
+        #expect(lines.allSatisfy { line in line.firstRange(of: ": ").map { !line[$0.upperBound...].isEmpty } ?? false }, "\(run.output)")
+    }
+
     /// A passport read carries the station's token: its 401 says so, not "scan again". A chip's verify carries none
     /// (sealtrust-api.md), so its 401 says nothing of the token, which no operator could mend.
     @Test func refusedCredentialsAreSaidSoNotPleaseScanAgain() async throws {

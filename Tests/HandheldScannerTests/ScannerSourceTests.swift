@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import HandheldScanner
 import ScannerDevices
+import Synchronization
 import Testing
 import TestSupport
 
@@ -72,5 +73,31 @@ struct ScannerSourceTests {
         var events: [ScannerEvent] = []
         for await event in HandheldScannerSource(spec: .evdev(path: directory + "/recorded")).events() { events.append(event) }
         #expect(events == [.ready(detail: "input_event records from a file"), .code("SAME"), .code("OTHER"), .removed(detail: "end of stream")])
+    }
+
+    /// The source dates each event by the clock it is given (the daemon's, so that a code's `readAt` and its verdict
+    /// are on one clock), and a repeat's window is on that clock too: here it steps 3 s at each reading, past the
+    /// 2 s window, so the same code twice is two scans.
+    @Test func aSourceDatesItsEventsAndSpacesRepeatsByTheClockItIsGiven() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var typist = KeyboardTypist(layout: .us)
+        let records = (typist.type("SAME") + typist.type("SAME")).records
+        try Data(records).write(to: URL(fileURLWithPath: directory + "/recorded"))
+        let start = ContinuousClock.now + .seconds(3_600)
+        let readings = Mutex(0)
+        let clock: @Sendable () -> ContinuousClock.Instant = {
+            readings.withLock { count in
+                defer { count += 1 }
+                return start + .seconds(3 * count)
+            }
+        }
+        let seen = Mutex<[(ScannerEvent, ContinuousClock.Instant)]>([])
+        await HandheldScannerSource(spec: .evdev(path: directory + "/recorded"), rescanAfter: .seconds(2), now: clock).run { event, at in
+            seen.withLock { $0.append((event, at)) }
+        }
+        let events = seen.withLock { $0 }
+        #expect(events.map(\.0) == [.ready(detail: "input_event records from a file"), .code("SAME"), .code("SAME"), .removed(detail: "end of stream")])
+        #expect(events.map(\.1) == (0..<4).map { start + .seconds(3 * $0) }, "each event dated by the clock given, once")
     }
 }

@@ -42,9 +42,11 @@ struct NFCMonitorTests {
     static let reader1 = "Virtual PCD 00 01"
 
     /// A monitor that has found the readers it should; a pcscd out of reach fails the test here, loudly.
-    func startMonitor(filter: String? = nil, expecting readers: [String] = [reader0, reader1]) async throws -> EventRecorder {
+    /// `now`: the clock the monitor dates tags by.
+    func startMonitor(filter: String? = nil, expecting readers: [String] = [reader0, reader1],
+                      now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) async throws -> EventRecorder {
         _ = try PrivatePCSCD.shared()  // before the monitor's first PC/SC call: libpcsclite picks its pcscd once
-        let recorder = EventRecorder(NFCMonitor(readerFilter: filter))
+        let recorder = EventRecorder(NFCMonitor(readerFilter: filter, now: now))
         for reader in readers {
             do {
                 _ = try await recorder.next(within: .seconds(10), "\(reader) attached") { $0 == .readerAttached(name: reader) }
@@ -91,6 +93,22 @@ struct NFCMonitorTests {
             "00A4000C02E103", "00B000000F",  // capability container
             "00A4000C02E104", "00B0000000",  // NDEF file: NLEN and message in one READ BINARY of MLe (256)
         ])
+        try await tag.remove()
+    }
+
+    /// A tap is dated by the clock the monitor is given (the daemon's, so that a tap's `readAt` and its verdict are on
+    /// one clock): here one that stands still an hour ahead of the system's, so the card-present time is that
+    /// instant and the read took no time on it.
+    @Test func aTapIsDatedByTheClockTheMonitorIsGiven() async throws {
+        let tag = try VirtualTag.start(reader: 0, chip: "authentic")
+        defer { tag.stop() }
+        let fixed = ContinuousClock.now + .seconds(3_600)
+        let monitor = try await startMonitor(now: { fixed })
+        defer { monitor.stop() }
+
+        let read = try await tap(tag, on: monitor)
+        #expect(read.presentedAt == fixed)
+        #expect(read.readDuration == .zero)
         try await tag.remove()
     }
 

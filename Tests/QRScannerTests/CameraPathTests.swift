@@ -23,13 +23,13 @@ import Testing
 
     @Test func aPathThatIsNoCaptureDeviceIsOneErrorAcrossManyRetries() {
         let sink = CountingSink(stoppingAfter: 40)
-        CameraSource(device: "/dev/null", retryInterval: .milliseconds(1)).run(into: sink)
+        CameraSource(device: "/dev/null", now: { .now }, retryInterval: .milliseconds(1)).run(into: sink)
         #expect(sink.events.withLock { $0 } == [.sourceError(id: "camera:/dev/null", detail: "not a V4L2 device")])
     }
 
     @Test func aMissingPathIsAbsentOnceAcrossManyRetries() {
         let sink = CountingSink(stoppingAfter: 40)
-        CameraSource(device: "/dev/no-such-camera", retryInterval: .milliseconds(1)).run(into: sink)
+        CameraSource(device: "/dev/no-such-camera", now: { .now }, retryInterval: .milliseconds(1)).run(into: sink)
         #expect(sink.events.withLock { $0 } == [.sourceAbsent(id: "camera:/dev/no-such-camera")])
     }
 }

@@ -5,7 +5,7 @@ import Testing
 @Suite("Latency stays bounded: stale live frames are dropped, recorded ones are not", .timeLimit(.minutes(1)))
 struct FrameMailboxTests {
     private func frame(_ number: Int) -> Frame {
-        Frame(width: 1, height: 1, luma: [UInt8(number)], time: .seconds(number))
+        Frame(width: 1, height: 1, luma: [UInt8(number)], time: .seconds(number), arrivedAt: .now)
     }
 
     @Test func aLiveSourceLeavesOnlyItsLatestFrameWaitingAndEveryEvent() {
@@ -28,7 +28,7 @@ struct FrameMailboxTests {
         let mailbox = FrameMailbox()
         Thread {
             for number in 0..<6 {
-                mailbox.deliver(Frame(width: 1, height: 1, luma: [UInt8(number)], time: .seconds(number)), live: false)
+                mailbox.deliver(Frame(width: 1, height: 1, luma: [UInt8(number)], time: .seconds(number), arrivedAt: .now), live: false)
             }
             mailbox.finish()
         }.start()
@@ -44,7 +44,7 @@ struct FrameMailboxTests {
         let mailbox = FrameMailbox()
         #expect(mailbox.deliver(frame(0), live: false))
         async let delivered = withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            Thread { continuation.resume(returning: mailbox.deliver(Frame(width: 1, height: 1, luma: [1], time: .seconds(1)), live: false)) }.start()
+            Thread { continuation.resume(returning: mailbox.deliver(Frame(width: 1, height: 1, luma: [1], time: .seconds(1), arrivedAt: .now), live: false)) }.start()
         }
         while !mailbox.readerIsWaiting { await Task.yield() }
         mailbox.stop()

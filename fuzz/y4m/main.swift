@@ -62,7 +62,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     }
     close(descriptor)
     let sink = CheckingSink()
-    Y4MSource(path: streamPath).run(into: sink)
+    Y4MSource(path: streamPath, now: { .now }).run(into: sink)
     sink.checkEnd()
     return 0
 }
