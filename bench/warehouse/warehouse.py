@@ -117,7 +117,8 @@ class Events:
                 if kind in ("scan", "read_error"):
                     self.seen[lane] = self.seen.get(lane, 0) + 1
                 if kind == "scan":
-                    self.scans[event["scan_id"]] = {"lane": lane, "raw": event.get("raw"), "at": received, "phase": self.phase}
+                    self.scans[event["scan_id"]] = {"lane": lane, "raw": event.get("raw"), "at": received, "phase": self.phase,
+                                                    "written": event.get("at")}
                 elif kind == "verdict":
                     self.verdicts.setdefault(event.get("scan_id"), []).append((received, event))
                 elif kind == "read_error":
@@ -137,6 +138,8 @@ class NFCLane:
                                     stderr=subprocess.STDOUT, env=dict(os.environ, TMPDIR=directory))
         self.done = threading.Event()
         self.current = None
+        self.presented_at = None
+        self.presented = {}  # scan_id -> moment its tap was presented
         self.sent = {}
         self.count = 0  # taps presented
         events.waiters[name] = self.seen
@@ -144,6 +147,7 @@ class NFCLane:
     def seen(self, kind, event):
         if kind == "scan":
             self.current = event["scan_id"]
+            self.presented[self.current] = self.presented_at
         elif (kind == "verdict" and event.get("scan_id") == self.current and not event.get("late")) or kind == "read_error":
             self.done.set()
 
@@ -159,6 +163,7 @@ class NFCLane:
                 time.sleep(pause)
             self.done.clear()
             self.count += 1
+            self.presented_at = time.monotonic()
             self.command("present")
             self.done.wait(30)
             self.command("remove")
@@ -211,9 +216,12 @@ def main():
     parser.add_argument("--rate", type=float, default=2.0, help="scans a second per lane (default 2)")
     parser.add_argument("--duration", type=float, default=300.0, help="seconds of the four lanes together (default 300)")
     parser.add_argument("--outage", type=float, default=60.0, help="seconds the API is away, in the middle (default 60)")
-    parser.add_argument("--reference", type=float, default=60.0, help="seconds of each lane alone (default 60)")
+    parser.add_argument("--reference", type=float, default=120.0,
+                        help="seconds of each lane alone, half before the lanes together and half after (default 120)")
     parser.add_argument("--window", type=float, default=0.5, help="rate-limit window of the sandbox and the daemon (s)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
+    parser.add_argument("--strace", action="store_true",
+                        help="run the daemon under strace -f -tt (its calls to the disk and the network), kept in the scratch folder")
     options = parser.parse_args()
 
     directory = tempfile.mkdtemp(prefix="sealtrust-warehouse.")
@@ -237,7 +245,9 @@ def main():
         lanes_flags = ["--lane", "dock1=nfc:Virtual PCD 00 00", "--lane", "dock2=nfc:Virtual PCD 00 01"]
         for lane in handhelds:
             lanes_flags += ["--lane", f"{lane.name}=serial:{lane.path}"]
-        daemon = subprocess.Popen([f"{BIN}/sealtrust-scand", "--socket", socket_path, "--journal", f"{directory}/journal",
+        tracer = (["strace", "-f", "-tt", "--seccomp-bpf", "-o", f"{directory}/daemon.strace", "-e",
+                   "trace=fdatasync,fsync,connect,sendto,recvfrom,write,pwrite64"] if options.strace else [])
+        daemon = subprocess.Popen(tracer + [f"{BIN}/sealtrust-scand", "--socket", socket_path, "--journal", f"{directory}/journal",
                                    "--api-base", f"http://127.0.0.1:{sandbox.port}", "--api-rate-window", str(options.window),
                                    "--nfc", "Virtual PCD", "--camera", "none", "--feedback", "none",
                                    "--scanner", f"serial:{handhelds[0].path}", "--scanner", f"serial:{handhelds[1].path}",
@@ -258,11 +268,26 @@ def main():
         for lane in lanes[:2]:
             started.append(lane.tag)
 
-        # The reference: each lane alone.
-        for lane in lanes:
-            events.phase = ("alone", lane.name)
-            lane.run(options.rate, time.monotonic() + options.reference)
-        time.sleep(2)
+        def alone(order):
+            """Each lane alone for half its reference, in `order`."""
+            for lane in order:
+                events.phase = ("alone", lane.name)
+                lane.run(options.rate, time.monotonic() + options.reference / 2)
+                time.sleep(1)
+
+        # The machine's 1-minute load average every 5 s, by phase: the machine is shared.
+        loads = {}
+        sampling = threading.Event()
+
+        def sample_load():
+            while not sampling.wait(5):
+                phase = "together" if events.phase and events.phase[0] == "together" else \
+                    ("alone, after" if "together" in loads else "alone, before")
+                loads.setdefault(phase, []).append(float(open("/proc/loadavg").read().split()[0]))
+        threading.Thread(target=sample_load, daemon=True).start()
+
+        # The reference's first half: each lane alone, dock1 to dock4.
+        alone(lanes)
 
         # Together, the API cut in the middle.
         events.phase = ("together", None)
@@ -299,6 +324,16 @@ def main():
             wait_until("every scan's final verdict", lambda: not unfinished(), 180, 0.2)
         except SystemExit:
             pass
+        # The reference's second half: each lane alone again, dock4 to dock1, so that the reference brackets the
+        # together run and the machine's load in those minutes weighs on both alike.
+        time.sleep(1)
+        alone(list(reversed(lanes)))
+        try:
+            wait_until("every scan sent seen on the socket", all_seen, 30, 0.05)
+            wait_until("every scan's final verdict", lambda: not unfinished(), 30, 0.2)
+        except SystemExit as missing:
+            print(missing)
+        sampling.set()
         second_urls = sandbox.verify_urls()
         left = len(unfinished())
 
@@ -306,11 +341,24 @@ def main():
         with events.lock:
             scans = dict(events.scans)
             verdicts = {k: list(v) for k, v in events.verdicts.items()}
-        with open(f"{directory}/scans.jsonl", "w") as f:  # every scan and its verdicts, times from the start together
+        lane_of = {lane.name: lane for lane in lanes}
+        wall = time.time() - time.monotonic()
+
+        def asked(scan_id, scan):
+            """When the bench presented the scan's tag, or wrote its line, in seconds from the start together."""
+            lane = lane_of.get(scan["lane"])
+            moment = (lane.presented.get(scan_id) if lane and lane.kind == "nfc"
+                      else lane.sent.get(scan["raw"]) if lane else None)
+            return None if moment is None else round(moment - start, 3)
+        # Every scan and its verdicts, times in seconds from the start together (`wall`: the start's Unix time).
+        with open(f"{directory}/scans.jsonl", "w") as f:
+            f.write(json.dumps({"start_wall": start + wall}) + "\n")
             for scan_id, scan in scans.items():
                 f.write(json.dumps({"scan_id": scan_id, "lane": scan["lane"], "phase": scan["phase"],
-                                    "at": round(scan["at"] - start, 3), "verdicts": [
-                                        {"at": round(r - start, 3), "outcome": e.get("outcome"), "latency_ms": e.get("latency_ms"),
+                                    "asked": asked(scan_id, scan),
+                                    "at": round(scan["at"] - start, 3), "written": scan["written"], "verdicts": [
+                                        {"at": round(r - start, 3), "written": e.get("at"), "outcome": e.get("outcome"),
+                                         "latency_ms": e.get("latency_ms"),
                                          "late": e.get("late", False)} for r, e in verdicts.get(scan_id, [])]}) + "\n")
         late = [(received, event) for history in verdicts.values() for received, event in history if event.get("late")]
         deferred = [event for history in verdicts.values() for _, event in history if event.get("outcome") == "deferred"]
@@ -336,8 +384,9 @@ def main():
         print(f"bench-warehouse: 4 lanes (dock1, dock2: NFC on the 2 virtual readers; dock3, dock4: serial handhelds), "
               f"rate {options.rate:g} scans/s per lane asked, {options.reference:g} s each alone, {options.duration:g} s "
               f"together, API (sandbox, +40 ms per verify) away {options.outage:g} s from t={cut - start:.1f} s, "
-              f"drained at t={drained - start:.1f} s, queue empty at t={cleared - start:.1f} s; "
-              f"load average before: {open('/proc/loadavg').read().split()[0]}")
+              f"drained at t={drained - start:.1f} s, queue empty at t={cleared - start:.1f} s")
+        print("load average (1 min, every 5 s): " + "; ".join(
+            f"{phase} {min(values):.2f} to {max(values):.2f}" for phase, values in loads.items() if values))
         print("latency: the daemon's latency_ms (source saw the code -> verdict); client: line written on the "
               "pseudo-terminal -> verdict read on the socket (handhelds only)")
         worst = 0.0
@@ -378,6 +427,21 @@ def main():
                       f"p99={percentile(together_client, 99):.1f}; p99 ratio "
                       f"{percentile(together_client, 99) / percentile(alone_client, 99):.2f}")
         print(f"worst lane p99 ratio (together / alone, latency_ms): {worst:.2f} (issue's bound 1.2)")
+        # Scans that came while another lane's scan was being taken in: its line journaled and its call started first.
+        seen_at = sorted((scan["at"], scan["lane"]) for scan in scans.values() if scan["phase"] and scan["phase"][0] == "together")
+        close, apart = [], []
+        for scan_id, scan in scans.items():
+            if not scan["phase"] or scan["phase"][0] != "together" or cut <= scan["at"] <= cleared:
+                continue
+            first = next((e for _, e in verdicts.get(scan_id, []) if not e.get("late")), None)
+            if first is None or first.get("outcome") == "deferred":
+                continue
+            latency = first.get("latency_ms", float("nan"))
+            near = any(lane != scan["lane"] and abs(at - scan["at"]) <= 0.05 for at, lane in seen_at)
+            (close if near else apart).append(latency)
+        print(f"together, scans seen within 50 ms of another lane's: n={len(close)} p50={percentile(close, 50):.1f} "
+              f"p99={percentile(close, 99):.1f}; the others: n={len(apart)} p50={percentile(apart, 50):.1f} "
+              f"p99={percentile(apart, 99):.1f}")
         urls = first_urls + second_urls
         twice = len(urls) - len(set(urls))
         print(f"proofs presented twice: {twice} (of {len(urls)} verify requests: {len(first_urls)} before the stop, "
