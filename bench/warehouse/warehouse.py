@@ -14,8 +14,10 @@ The API is the sandbox (tools/sandbox) with 40 ms added to each verify (its `del
 the daemon's (`--api-rate-window`) cut to 0.5 s, so the contract's 30 verifies per window do not turn the load into
 `too_many_calls`.
 
-First each lane alone for REFERENCE seconds, one after the other (the reference), then all four together for DURATION
-seconds; OUTAGE seconds in their middle the sandbox is stopped (SIGTERM) and started again on the same port.
+The reference is each lane alone for REFERENCE seconds in two halves that bracket the lanes together: half of it
+each, dock1 to dock4; all four together for DURATION seconds, OUTAGE seconds in their middle the sandbox stopped
+(SIGTERM) and started again on the same port; half of it each again, dock4 to dock1. So the reference has about as many
+scans as the lanes together outside the outage, in the same quarter of an hour of a shared machine.
 
 Measured, on lines of their own:
 - each lane's verdict latency p50 and p99, alone and together (scans before the outage and after the drain), and the
