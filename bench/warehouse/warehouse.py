@@ -4,7 +4,8 @@
 Four lanes on one sealtrust-scand run with `--on-api-outage defer`:
 - dock1, dock2: NFC, the two virtual readers of a private pcscd (scripts/private-pcscd.sh), a virtual NTAG 424 DNA on
   each (tools/vtag), tapped as fast as the lane's rate allows (a tap is presented, its verdict awaited, the tag removed;
-  vtag keeps a removed tag out 0.6 s so that pcscd sees it leave, so an NFC lane does at most about one tap a second);
+  vtag keeps a removed tag out 0.6 s so that pcscd sees it leave, and a clerk's hand waits up to 0.4 s, at random,
+  before the next tap, so an NFC lane does about one tap a second);
 - dock3, dock4: handheld scanners on serial lines (a pseudo-terminal each, `--scanner serial:PATH`), each line a fresh
   signed chip URL of its own chip (tools/vtag/chips.py), at RATE scans a second.
 The machine's pcscd has two virtual readers only, so two lanes are handhelds; every lane's code is a chip's proof, so
@@ -29,7 +30,7 @@ Measured, on lines of their own:
 - deferred verdicts, late verdicts, the time from the API's return to the first late verdict and to the last one, and
   scans left without a final verdict.
 """
-import argparse, json, os, signal, socket, statistics, subprocess, sys, tempfile, threading, time, urllib.request
+import argparse, json, os, random, signal, socket, statistics, subprocess, sys, tempfile, threading, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools", "vtag"))
@@ -142,6 +143,7 @@ class NFCLane:
         self.current = None
         self.presented_at = None
         self.presented = {}  # scan_id -> moment its tap was presented
+        self.hand = random.Random(name)
         self.sent = {}
         self.count = 0  # taps presented
         events.waiters[name] = self.seen
@@ -163,6 +165,10 @@ class NFCLane:
             pause = due - time.monotonic()
             if pause > 0:
                 time.sleep(pause)
+            # A clerk's hand, not a machine's: up to one pcscd polling tick (0.4 s) before the next tap. Without it
+            # the two NFC lanes tap in lock step (both verdicts come on the same tick, both tags are removed and
+            # presented again at once), and every tap of theirs is two lanes' at once.
+            time.sleep(self.hand.uniform(0, 0.4))
             self.done.clear()
             self.count += 1
             self.presented_at = time.monotonic()
@@ -226,6 +232,8 @@ def main():
                         help="run the daemon under strace -f -tt (its calls to the disk and the network), kept in the scratch folder")
     options = parser.parse_args()
 
+    # A SIGTERM (make interrupted, a killed run) stops the run through `finally`, which stops what it started.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("bench-warehouse: stopped by SIGTERM"))
     directory = tempfile.mkdtemp(prefix="sealtrust-warehouse.")
     started = []
     try:
@@ -247,9 +255,7 @@ def main():
         lanes_flags = ["--lane", "dock1=nfc:Virtual PCD 00 00", "--lane", "dock2=nfc:Virtual PCD 00 01"]
         for lane in handhelds:
             lanes_flags += ["--lane", f"{lane.name}=serial:{lane.path}"]
-        tracer = (["strace", "-f", "-tt", "--seccomp-bpf", "-o", f"{directory}/daemon.strace", "-e",
-                   "trace=fdatasync,fsync,connect,sendto,recvfrom,write,pwrite64"] if options.strace else [])
-        daemon = subprocess.Popen(tracer + [f"{BIN}/sealtrust-scand", "--socket", socket_path, "--journal", f"{directory}/journal",
+        daemon = subprocess.Popen([f"{BIN}/sealtrust-scand", "--socket", socket_path, "--journal", f"{directory}/journal",
                                    "--api-base", f"http://127.0.0.1:{sandbox.port}", "--api-rate-window", str(options.window),
                                    "--nfc", "Virtual PCD", "--camera", "none", "--feedback", "none",
                                    "--scanner", f"serial:{handhelds[0].path}", "--scanner", f"serial:{handhelds[1].path}",
@@ -258,6 +264,11 @@ def main():
                                   stdout=subprocess.DEVNULL, stderr=open(f"{directory}/daemon.log", "w"),
                                   env=dict(os.environ, PCSCLITE_CSOCK_NAME=fields["socket"]))
         started.append(daemon)
+        if options.strace:
+            # Attached to the daemon's threads, not its parent: stopping strace leaves the daemon to stop as it would.
+            started.append(subprocess.Popen(["strace", "-f", "-tt", "-p", str(daemon.pid), "-o", f"{directory}/daemon.strace",
+                                             "-e", "trace=fdatasync,connect,sendto,recvfrom,write"],
+                                            stderr=subprocess.DEVNULL))
         wait_until("the daemon's socket", lambda: os.path.exists(socket_path) or daemon.poll() is not None, 60)
         if daemon.poll() is not None:
             raise SystemExit(f"bench-warehouse: the daemon exited: {open(directory + '/daemon.log').read()}")
