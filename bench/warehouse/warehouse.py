@@ -4,8 +4,9 @@
 Four lanes on one sealtrust-scand run with `--on-api-outage defer`:
 - dock1, dock2: NFC, the two virtual readers of a private pcscd (scripts/private-pcscd.sh), a virtual NTAG 424 DNA on
   each (tools/vtag), tapped as fast as the lane's rate allows (a tap is presented, its verdict awaited, the tag removed;
-  vtag keeps a removed tag out 0.6 s so that pcscd sees it leave, and a clerk's hand waits up to 0.4 s, at random,
-  before the next tap, so an NFC lane does about one tap a second);
+  vtag keeps a removed tag out 0.6 s so that pcscd sees it leave, so an NFC lane does a tap every two of pcscd's
+  400 ms polls, about 1.2 a second; pcscd polls both virtual readers on the same tick, so the two NFC lanes' taps
+  arrive together, tap after tap, whenever they are presented);
 - dock3, dock4: handheld scanners on serial lines (a pseudo-terminal each, `--scanner serial:PATH`), each line a fresh
   signed chip URL of its own chip (tools/vtag/chips.py), at RATE scans a second.
 The machine's pcscd has two virtual readers only, so two lanes are handhelds; every lane's code is a chip's proof, so
@@ -30,7 +31,7 @@ Measured, on lines of their own:
 - deferred verdicts, late verdicts, the time from the API's return to the first late verdict and to the last one, and
   scans left without a final verdict.
 """
-import argparse, json, os, random, signal, socket, statistics, subprocess, sys, tempfile, threading, time, urllib.request
+import argparse, json, os, signal, socket, statistics, subprocess, sys, tempfile, threading, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools", "vtag"))
@@ -143,7 +144,6 @@ class NFCLane:
         self.current = None
         self.presented_at = None
         self.presented = {}  # scan_id -> moment its tap was presented
-        self.hand = random.Random(name)
         self.sent = {}
         self.count = 0  # taps presented
         events.waiters[name] = self.seen
@@ -165,10 +165,6 @@ class NFCLane:
             pause = due - time.monotonic()
             if pause > 0:
                 time.sleep(pause)
-            # A clerk's hand, not a machine's: up to one pcscd polling tick (0.4 s) before the next tap. Without it
-            # the two NFC lanes tap in lock step (both verdicts come on the same tick, both tags are removed and
-            # presented again at once), and every tap of theirs is two lanes' at once.
-            time.sleep(self.hand.uniform(0, 0.4))
             self.done.clear()
             self.count += 1
             self.presented_at = time.monotonic()
