@@ -225,7 +225,7 @@ def main():
     parser.add_argument("--window", type=float, default=0.5, help="rate-limit window of the sandbox and the daemon (s)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
     parser.add_argument("--strace", action="store_true",
-                        help="run the daemon under strace -f -tt (its calls to the disk and the network), kept in the scratch folder")
+                        help="attach strace -f -tt to the daemon (its disk and network calls), kept in the scratch folder")
     options = parser.parse_args()
 
     # A SIGTERM (make interrupted, a killed run) stops the run through `finally`, which stops what it started.
