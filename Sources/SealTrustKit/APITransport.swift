@@ -25,7 +25,7 @@ final class APITransport: Sendable {
         pool = ConnectionPool(
             settings: ConnectionSettings(endpoint: endpoint, proxy: configuration.proxy?.absoluteString, caBundle: configuration.caBundle),
             keepAlive: .milliseconds(Int64((configuration.keepAlive * 1000).rounded())),
-            openTimeout: timeout)
+            openTimeout: timeout, ready: configuration.readyConnections)
     }
 
     /// The last transport, decoding or server (5xx) error of a call, with its time.

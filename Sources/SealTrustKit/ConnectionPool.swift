@@ -1,20 +1,24 @@
 import POSIXSupport
 import Synchronization
 
-/// The connections to the API that wait between calls. A *fresh* one (opened, tunnelled, TLS done, nothing
-/// ever sent) is kept ready for the calls that are never retried, so a tap costs one round trip; connections
-/// that have served an answer serve reads only. Every connection is checked alive just before use, and none
+/// The connections to the API that wait between calls. `ready` *fresh* ones (opened, tunnelled, TLS done, nothing
+/// ever sent) are kept for the calls that are never retried, so a tap costs one round trip, also when the station's
+/// lanes tap at once: one fresh connection for all would make each tap that comes while another's call is out open
+/// its own on its path (a TCP and a TLS handshake). Connections that have served an answer serve reads only. Every connection is checked alive just before use, and none
 /// is used once it has idled `keepAlive`: the fresh one is renewed a little before, off the call's path.
 final class ConnectionPool: Sendable {
     private struct State {
         var fresh: [CurlConnection] = []
         var used: [CurlConnection] = []
-        var opening = false
+        /// Fresh connections being opened.
+        var opening = 0
     }
 
     private let settings: ConnectionSettings
     private let keepAlive: Duration
     private let openTimeout: Duration
+    /// How many fresh connections are kept: one for each call that may start at once.
+    private let ready: Int
     private let state = Mutex(State())
     /// Ends the renewal thread when the pool goes.
     private let stopRenewal = ThreadSignal()
@@ -22,7 +26,8 @@ final class ConnectionPool: Sendable {
     /// Enough for the calls in flight that a station makes at once; more would only hold memory.
     private static let maximumUsed = 4
 
-    init(settings: ConnectionSettings, keepAlive: Duration, openTimeout: Duration) {
+    init(settings: ConnectionSettings, keepAlive: Duration, openTimeout: Duration, ready: Int = 1) {
+        self.ready = max(1, ready)
         self.settings = settings
         self.keepAlive = keepAlive
         self.openTimeout = openTimeout
@@ -59,7 +64,7 @@ final class ConnectionPool: Sendable {
         let connection = try CurlConnection.open(settings, deadline: .now + timeout)
         let closed = state.withLock { state -> [CurlConnection] in
             state.fresh.append(connection)
-            return state.fresh.count > 1 ? [state.fresh.removeFirst()] : []
+            return state.fresh.count > ready ? [state.fresh.removeFirst()] : []
         }
         withExtendedLifetime(closed) {}
     }
@@ -92,15 +97,15 @@ final class ConnectionPool: Sendable {
 
     private var renewAfter: Duration { keepAlive * 0.8 }
 
-    /// Blocks: opens a fresh connection on the calling thread when none is ready and none is being opened. Called
+    /// Blocks: opens fresh connections on the calling thread until `ready` are ready or being opened. Called
     /// after an exchange, once its answer is handed over: opening the next connection while the request is out
     /// would take the CPU and the server's attention from it.
     func replenish() {
         if claimOpening(renewing: false) { openFresh() }
     }
 
-    /// Opens a fresh connection on a thread of its own when none is ready (or, to renew, even if one is) and
-    /// none is being opened.
+    /// Opens fresh connections on a thread of its own until `ready` are ready or being opened (to renew, one even if
+    /// they are, when none is being opened).
     private func prepareFresh(renewing: Bool = false) {
         guard claimOpening(renewing: renewing) else { return }
         OSThread.startOrRunHere(name: "api-connect") { [self] in openFresh() }
@@ -108,25 +113,32 @@ final class ConnectionPool: Sendable {
 
     private func claimOpening(renewing: Bool) -> Bool {
         state.withLock { state in
-            guard renewing || state.fresh.isEmpty, !state.opening else { return false }
-            state.opening = true
+            guard renewing ? state.opening == 0 : state.fresh.count + state.opening < ready else { return false }
+            state.opening += 1
             return true
         }
     }
 
-    /// Once the new connection is ready, it replaces the fresh ones due for renewal.
+    /// Once a new connection is ready, it replaces the fresh ones due for renewal; then the next one, until `ready`
+    /// are ready or being opened. A connection that cannot be opened ends the round (renewal tries again later).
     private func openFresh() {
-        let opened = try? CurlConnection.open(settings, deadline: .now + openTimeout)
-        let now = ContinuousClock.now
-        let replaced = state.withLock { state -> [CurlConnection] in
-            state.opening = false
-            guard let opened else { return [] }
-            let replaced = state.fresh.filter { now - $0.idleSince >= renewAfter }
-            state.fresh.removeAll { now - $0.idleSince >= renewAfter }
-            state.fresh.append(opened)
-            return replaced
+        var more = true
+        while more {
+            let opened = try? CurlConnection.open(settings, deadline: .now + openTimeout)
+            let now = ContinuousClock.now
+            let (replaced, next) = state.withLock { state -> ([CurlConnection], Bool) in
+                state.opening -= 1
+                guard let opened else { return ([], false) }
+                let replaced = state.fresh.filter { now - $0.idleSince >= renewAfter }
+                state.fresh.removeAll { now - $0.idleSince >= renewAfter }
+                state.fresh.append(opened)
+                guard state.fresh.count + state.opening < ready else { return (replaced, false) }
+                state.opening += 1
+                return (replaced, true)
+            }
+            withExtendedLifetime(replaced) {}
+            more = next
         }
-        withExtendedLifetime(replaced) {}
     }
 
     /// When the fresh connection is due for renewal, or a kept one for closing; never sooner than a tenth of
@@ -146,7 +158,7 @@ final class ConnectionPool: Sendable {
             let closed = state.used.filter { now - $0.idleSince >= keepAlive } + state.fresh.filter { now - $0.idleSince >= keepAlive }
             state.used.removeAll { now - $0.idleSince >= keepAlive }
             state.fresh.removeAll { now - $0.idleSince >= keepAlive }
-            return (state.fresh.isEmpty || state.fresh.contains { now - $0.idleSince >= renewAfter }, closed)
+            return (state.fresh.count < ready || state.fresh.contains { now - $0.idleSince >= renewAfter }, closed)
         }
         withExtendedLifetime(closed) {}
         if renewalDue {

@@ -22,6 +22,9 @@ public struct SealTrustConfiguration: Sendable {
     public var caBundle: CABundle?
     /// Seconds a connection may idle before it is no longer used: under what servers and load balancers allow.
     public var keepAlive: TimeInterval
+    /// Connections kept open with nothing sent, for the verifies that may start at once (a station's lanes): a verify
+    /// that finds none ready opens its own on its path.
+    public var readyConnections: Int
 
     public init(
         baseURL: URL = URL(string: "https://api.sealtrust.io")!,
@@ -32,7 +35,8 @@ public struct SealTrustConfiguration: Sendable {
         accessTokenProvider: @escaping @Sendable () -> String? = { nil },
         proxy: URL? = nil,
         caBundle: CABundle? = nil,
-        keepAlive: TimeInterval = 20
+        keepAlive: TimeInterval = 20,
+        readyConnections: Int = 1
     ) {
         self.baseURL = baseURL
         self.timeout = timeout
@@ -43,5 +47,6 @@ public struct SealTrustConfiguration: Sendable {
         self.proxy = proxy
         self.caBundle = caBundle
         self.keepAlive = keepAlive
+        self.readyConnections = readyConnections
     }
 }

@@ -104,7 +104,9 @@ public final class StationRuntime: GracefullyStoppable, VerdictServerDelegate {
         SealTrustConfiguration(
             baseURL: options.apiBase, timeout: options.apiTimeout, clientIdentifier: clientIdentifier,
             extraHosts: options.extraHosts, rateLimitWindow: options.apiRateWindow, accessTokenProvider: { tokens.token() },
-            proxy: options.apiProxy, caBundle: caBundle, keepAlive: options.apiKeepalive)
+            proxy: options.apiProxy, caBundle: caBundle, keepAlive: options.apiKeepalive,
+            // One ready connection for each lane, whose taps may come at once.
+            readyConnections: max(1, options.lanes.count))
     }
 
     // MARK: Inputs and effects

@@ -69,4 +69,25 @@ struct ExactlyOnceTests {
             #expect(recordedLines(record).filter { $0 == "ACCEPTED" }.count >= 3)
         }
     }
+
+    /// A warehouse's lanes tap at once: each verify goes out on a connection opened before it, and neither waits for a
+    /// handshake (TCP, then TLS against the real API) on its path while the other's call is out.
+    @Test func twoVerifiesAtOnceEachFindAConnectionReady() async throws {
+        try await withScratchFolder { folder in
+            let record = folder.appendingPathComponent("record")
+            let server = try await startNetLab(["misbehave", "--mode", "slow", "--record", record.path])
+            defer { server.stop() }
+            let client = networkClient(port: server.port, readyConnections: 2)
+            try await waitForRecord(record) { _ in recordedLines(record).filter { $0 == "ACCEPTED" }.count >= 2 }
+            async let first = outcome(client, url: sampleChipURL)
+            async let second = outcome(client, url: sampleChipURL)
+            #expect(await first.verdict == .authentic)
+            #expect(await second.verdict == .authentic)
+            let lines = recordedLines(record)
+            let requests = lines.indices.filter { lines[$0].hasPrefix("REQUEST") }
+            try #require(requests.count == 2, "\(lines)")
+            #expect(!lines[requests[0]..<requests[1]].contains("ACCEPTED"),
+                    "no connection was opened while the two verifies were on their way: \(lines)")
+        }
+    }
 }

@@ -46,11 +46,11 @@ func waitForRecord(_ file: URL, limit: Duration = .seconds(10), _ matches: (Stri
 
 /// A client of a server at `port` on loopback, with the station's network settings; `caFile`'s certificates are read now.
 func networkClient(scheme: String = "http", host: String = "127.0.0.1", port: Int, timeout: TimeInterval = 5,
-                   proxy: URL? = nil, caFile: URL? = nil, keepAlive: TimeInterval = 20) -> SealTrustClient {
+                   proxy: URL? = nil, caFile: URL? = nil, keepAlive: TimeInterval = 20, readyConnections: Int = 1) -> SealTrustClient {
     SealTrustClient(configuration: SealTrustConfiguration(
         baseURL: URL(string: "\(scheme)://\(host):\(port)")!, timeout: timeout, clientIdentifier: "sealtrust-kit-tests/1",
         proxy: proxy, caBundle: caFile.map { CABundle(path: $0.path, pem: Array((try? Data(contentsOf: $0)) ?? Data())) },
-        keepAlive: keepAlive))
+        keepAlive: keepAlive, readyConnections: readyConnections))
 }
 
 /// A chip URL in the form the client sends (the misbehaving server never checks it).

@@ -4,7 +4,9 @@
 Four lanes on one sealtrust-scand run with `--on-api-outage defer`:
 - dock1, dock2: NFC, the two virtual readers of a private pcscd (scripts/private-pcscd.sh), a virtual NTAG 424 DNA on
   each (tools/vtag), tapped as fast as the lane's rate allows (a tap is presented, its verdict awaited, the tag removed;
-  vtag keeps a removed tag out 0.6 s so that pcscd sees it leave, so an NFC lane does at most about one tap a second);
+  vtag keeps a removed tag out 0.6 s so that pcscd sees it leave, so an NFC lane does a tap every two of pcscd's
+  400 ms polls, about 1.2 a second; pcscd polls both virtual readers on the same tick, so the two NFC lanes' taps
+  arrive together, tap after tap, whenever they are presented);
 - dock3, dock4: handheld scanners on serial lines (a pseudo-terminal each, `--scanner serial:PATH`), each line a fresh
   signed chip URL of its own chip (tools/vtag/chips.py), at RATE scans a second.
 The machine's pcscd has two virtual readers only, so two lanes are handhelds; every lane's code is a chip's proof, so
@@ -14,8 +16,10 @@ The API is the sandbox (tools/sandbox) with 40 ms added to each verify (its `del
 the daemon's (`--api-rate-window`) cut to 0.5 s, so the contract's 30 verifies per window do not turn the load into
 `too_many_calls`.
 
-First each lane alone for REFERENCE seconds, one after the other (the reference), then all four together for DURATION
-seconds; OUTAGE seconds in their middle the sandbox is stopped (SIGTERM) and started again on the same port.
+The reference is each lane alone for REFERENCE seconds in two halves that bracket the lanes together: half of it
+each, dock1 to dock4; all four together for DURATION seconds, OUTAGE seconds in their middle the sandbox stopped
+(SIGTERM) and started again on the same port; half of it each again, dock4 to dock1. So the reference has about as many
+scans as the lanes together outside the outage, in the same quarter of an hour of a shared machine.
 
 Measured, on lines of their own:
 - each lane's verdict latency p50 and p99, alone and together (scans before the outage and after the drain), and the
@@ -117,7 +121,8 @@ class Events:
                 if kind in ("scan", "read_error"):
                     self.seen[lane] = self.seen.get(lane, 0) + 1
                 if kind == "scan":
-                    self.scans[event["scan_id"]] = {"lane": lane, "raw": event.get("raw"), "at": received, "phase": self.phase}
+                    self.scans[event["scan_id"]] = {"lane": lane, "raw": event.get("raw"), "at": received, "phase": self.phase,
+                                                    "written": event.get("at")}
                 elif kind == "verdict":
                     self.verdicts.setdefault(event.get("scan_id"), []).append((received, event))
                 elif kind == "read_error":
@@ -137,6 +142,8 @@ class NFCLane:
                                     stderr=subprocess.STDOUT, env=dict(os.environ, TMPDIR=directory))
         self.done = threading.Event()
         self.current = None
+        self.presented_at = None
+        self.presented = {}  # scan_id -> moment its tap was presented
         self.sent = {}
         self.count = 0  # taps presented
         events.waiters[name] = self.seen
@@ -144,6 +151,7 @@ class NFCLane:
     def seen(self, kind, event):
         if kind == "scan":
             self.current = event["scan_id"]
+            self.presented[self.current] = self.presented_at
         elif (kind == "verdict" and event.get("scan_id") == self.current and not event.get("late")) or kind == "read_error":
             self.done.set()
 
@@ -159,6 +167,7 @@ class NFCLane:
                 time.sleep(pause)
             self.done.clear()
             self.count += 1
+            self.presented_at = time.monotonic()
             self.command("present")
             self.done.wait(30)
             self.command("remove")
@@ -211,11 +220,16 @@ def main():
     parser.add_argument("--rate", type=float, default=2.0, help="scans a second per lane (default 2)")
     parser.add_argument("--duration", type=float, default=300.0, help="seconds of the four lanes together (default 300)")
     parser.add_argument("--outage", type=float, default=60.0, help="seconds the API is away, in the middle (default 60)")
-    parser.add_argument("--reference", type=float, default=60.0, help="seconds of each lane alone (default 60)")
+    parser.add_argument("--reference", type=float, default=120.0,
+                        help="seconds of each lane alone, half before the lanes together and half after (default 120)")
     parser.add_argument("--window", type=float, default=0.5, help="rate-limit window of the sandbox and the daemon (s)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
+    parser.add_argument("--strace", action="store_true",
+                        help="attach strace -f -tt to the daemon (its disk and network calls), kept in the scratch folder")
     options = parser.parse_args()
 
+    # A SIGTERM (make interrupted, a killed run) stops the run through `finally`, which stops what it started.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("bench-warehouse: stopped by SIGTERM"))
     directory = tempfile.mkdtemp(prefix="sealtrust-warehouse.")
     started = []
     try:
@@ -246,6 +260,11 @@ def main():
                                   stdout=subprocess.DEVNULL, stderr=open(f"{directory}/daemon.log", "w"),
                                   env=dict(os.environ, PCSCLITE_CSOCK_NAME=fields["socket"]))
         started.append(daemon)
+        if options.strace:
+            # Attached to the daemon's threads, not its parent: stopping strace leaves the daemon to stop as it would.
+            started.append(subprocess.Popen(["strace", "-f", "-tt", "-p", str(daemon.pid), "-o", f"{directory}/daemon.strace",
+                                             "-e", "trace=fdatasync,connect,sendto,recvfrom,write"],
+                                            stderr=subprocess.DEVNULL))
         wait_until("the daemon's socket", lambda: os.path.exists(socket_path) or daemon.poll() is not None, 60)
         if daemon.poll() is not None:
             raise SystemExit(f"bench-warehouse: the daemon exited: {open(directory + '/daemon.log').read()}")
@@ -258,11 +277,26 @@ def main():
         for lane in lanes[:2]:
             started.append(lane.tag)
 
-        # The reference: each lane alone.
-        for lane in lanes:
-            events.phase = ("alone", lane.name)
-            lane.run(options.rate, time.monotonic() + options.reference)
-        time.sleep(2)
+        def alone(order):
+            """Each lane alone for half its reference, in `order`."""
+            for lane in order:
+                events.phase = ("alone", lane.name)
+                lane.run(options.rate, time.monotonic() + options.reference / 2)
+                time.sleep(1)
+
+        # The machine's 1-minute load average every 5 s, by phase: the machine is shared.
+        loads = {}
+        sampling = threading.Event()
+
+        def sample_load():
+            while not sampling.wait(5):
+                phase = "together" if events.phase and events.phase[0] == "together" else \
+                    ("alone, after" if "together" in loads else "alone, before")
+                loads.setdefault(phase, []).append(float(open("/proc/loadavg").read().split()[0]))
+        threading.Thread(target=sample_load, daemon=True).start()
+
+        # The reference's first half: each lane alone, dock1 to dock4.
+        alone(lanes)
 
         # Together, the API cut in the middle.
         events.phase = ("together", None)
@@ -299,6 +333,16 @@ def main():
             wait_until("every scan's final verdict", lambda: not unfinished(), 180, 0.2)
         except SystemExit:
             pass
+        # The reference's second half: each lane alone again, dock4 to dock1, so that the reference brackets the
+        # together run and the machine's load in those minutes weighs on both alike.
+        time.sleep(1)
+        alone(list(reversed(lanes)))
+        try:
+            wait_until("every scan sent seen on the socket", all_seen, 30, 0.05)
+            wait_until("every scan's final verdict", lambda: not unfinished(), 30, 0.2)
+        except SystemExit as missing:
+            print(missing)
+        sampling.set()
         second_urls = sandbox.verify_urls()
         left = len(unfinished())
 
@@ -306,11 +350,24 @@ def main():
         with events.lock:
             scans = dict(events.scans)
             verdicts = {k: list(v) for k, v in events.verdicts.items()}
-        with open(f"{directory}/scans.jsonl", "w") as f:  # every scan and its verdicts, times from the start together
+        lane_of = {lane.name: lane for lane in lanes}
+        wall = time.time() - time.monotonic()
+
+        def asked(scan_id, scan):
+            """When the bench presented the scan's tag, or wrote its line, in seconds from the start together."""
+            lane = lane_of.get(scan["lane"])
+            moment = (lane.presented.get(scan_id) if lane and lane.kind == "nfc"
+                      else lane.sent.get(scan["raw"]) if lane else None)
+            return None if moment is None else round(moment - start, 3)
+        # Every scan and its verdicts, times in seconds from the start together (`wall`: the start's Unix time).
+        with open(f"{directory}/scans.jsonl", "w") as f:
+            f.write(json.dumps({"start_wall": start + wall}) + "\n")
             for scan_id, scan in scans.items():
                 f.write(json.dumps({"scan_id": scan_id, "lane": scan["lane"], "phase": scan["phase"],
-                                    "at": round(scan["at"] - start, 3), "verdicts": [
-                                        {"at": round(r - start, 3), "outcome": e.get("outcome"), "latency_ms": e.get("latency_ms"),
+                                    "asked": asked(scan_id, scan),
+                                    "at": round(scan["at"] - start, 3), "written": scan["written"], "verdicts": [
+                                        {"at": round(r - start, 3), "written": e.get("at"), "outcome": e.get("outcome"),
+                                         "latency_ms": e.get("latency_ms"),
                                          "late": e.get("late", False)} for r, e in verdicts.get(scan_id, [])]}) + "\n")
         late = [(received, event) for history in verdicts.values() for received, event in history if event.get("late")]
         deferred = [event for history in verdicts.values() for _, event in history if event.get("outcome") == "deferred"]
@@ -336,8 +393,9 @@ def main():
         print(f"bench-warehouse: 4 lanes (dock1, dock2: NFC on the 2 virtual readers; dock3, dock4: serial handhelds), "
               f"rate {options.rate:g} scans/s per lane asked, {options.reference:g} s each alone, {options.duration:g} s "
               f"together, API (sandbox, +40 ms per verify) away {options.outage:g} s from t={cut - start:.1f} s, "
-              f"drained at t={drained - start:.1f} s, queue empty at t={cleared - start:.1f} s; "
-              f"load average before: {open('/proc/loadavg').read().split()[0]}")
+              f"drained at t={drained - start:.1f} s, queue empty at t={cleared - start:.1f} s")
+        print("load average (1 min, every 5 s): " + "; ".join(
+            f"{phase} {min(values):.2f} to {max(values):.2f}" for phase, values in loads.items() if values))
         print("latency: the daemon's latency_ms (source saw the code -> verdict); client: line written on the "
               "pseudo-terminal -> verdict read on the socket (handhelds only)")
         worst = 0.0
@@ -378,6 +436,21 @@ def main():
                       f"p99={percentile(together_client, 99):.1f}; p99 ratio "
                       f"{percentile(together_client, 99) / percentile(alone_client, 99):.2f}")
         print(f"worst lane p99 ratio (together / alone, latency_ms): {worst:.2f} (issue's bound 1.2)")
+        # Scans that came while another lane's scan was being taken in: its line journaled and its call started first.
+        seen_at = sorted((scan["at"], scan["lane"]) for scan in scans.values() if scan["phase"] and scan["phase"][0] == "together")
+        close, apart = [], []
+        for scan_id, scan in scans.items():
+            if not scan["phase"] or scan["phase"][0] != "together" or cut <= scan["at"] <= cleared:
+                continue
+            first = next((e for _, e in verdicts.get(scan_id, []) if not e.get("late")), None)
+            if first is None or first.get("outcome") == "deferred":
+                continue
+            latency = first.get("latency_ms", float("nan"))
+            near = any(lane != scan["lane"] and abs(at - scan["at"]) <= 0.05 for at, lane in seen_at)
+            (close if near else apart).append(latency)
+        print(f"together, scans seen within 50 ms of another lane's: n={len(close)} p50={percentile(close, 50):.1f} "
+              f"p99={percentile(close, 99):.1f}; the others: n={len(apart)} p50={percentile(apart, 50):.1f} "
+              f"p99={percentile(apart, 99):.1f}")
         urls = first_urls + second_urls
         twice = len(urls) - len(set(urls))
         print(f"proofs presented twice: {twice} (of {len(urls)} verify requests: {len(first_urls)} before the stop, "

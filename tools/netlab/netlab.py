@@ -35,6 +35,7 @@ VERIFY_ANSWER = (b'{"status": "authentic", "identifier": "0x6efd", "product_name
 
 MODES = {
     "answer": "a whole 200 answer with a Content-Length, connection kept",
+    "slow": "the same, 0.5 s after the request: calls that start together are in flight together",
     "close-before-reading": "close as soon as bytes arrive, reading none",
     "close-after-request-line": "read the request line, then close",
     "close-after-headers": "read the request's headers, then close",
@@ -393,6 +394,9 @@ def misbehave(mode, conn, recorded):
             sock.sendall(chunked(VERIFY_ANSWER, 7))
         elif mode == "over-a-mebibyte":
             sock.sendall(chunked(b"[" + b"0," * (1 << 20) + b"0]", 65536))
+        elif mode == "slow":
+            time.sleep(0.5)
+            sock.sendall(answer(VERIFY_ANSWER))
         else:
             sock.sendall(answer(VERIFY_ANSWER))
         first = True
