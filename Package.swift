@@ -117,7 +117,7 @@ let package = Package(
 
         // What the tests and benchmarks drive: child processes, the sandbox API, the virtual tag, a private
         // pcscd, a socket line client. Outside Tests/, for the benchmarks; never shipped.
-        .target(name: "Harness", dependencies: ["POSIXSupport", "HandheldScanner"], path: "tools/Harness"),
+        .target(name: "Harness", dependencies: ["CPCSCLite", "POSIXSupport", "HandheldScanner"], path: "tools/Harness"),
         // Headless Chromium over the DevTools pipe, raw HTTP probes and a daemon-plus-bridge station, for the
         // kiosk's tests and its benchmark.
         .target(name: "KioskHarness", dependencies: ["Harness", "JSONCore", "StationWire", "StationClient"], path: "tools/KioskHarness"),

@@ -81,8 +81,12 @@ struct OutageTests {
     /// ended before a kill that waited for it).
     @Test func aBridgeKilledWhileDrainingA10000EventBacklogResumesWithNoGap() throws {
         let broker = try MosquittoBroker()
-        let daemon = try StationDaemon()
-        try daemon.scanForeignCodes(5_000, tag: "backlog")
+        // The backlog is written straight into the journal of a stopped daemon (fast), then served by the real
+        // daemon again.
+        let stopped = try StationDaemon()
+        #expect(stopped.stop() == 0)
+        try journalForeignScans(5_000, tag: "backlog", in: stopped.directory)
+        let daemon = try StationDaemon(directory: stopped.directory)
         let subscriber = try Subscriber(broker: broker)
         let state = try makeScratchDirectory("bridge-state")
         let proxy = try BrokerProxy(upstreamPort: broker.port)
@@ -99,6 +103,7 @@ struct OutageTests {
         #expect(counts.repeats == 0)
         #expect(second.log.contains("from seq 3001"), "\(second.log)")
         second.stop()
+        withExtendedLifetime(stopped) {}  // its folder holds the served journal
     }
 
     /// The broker goes away with the end of a burst unacknowledged, and no scan follows: the bridge publishes the rest
@@ -138,12 +143,7 @@ struct OutageTests {
         // 100,000 events while the broker is away, written straight into the daemon's journal while it is
         // stopped (fast), then served by the real daemon again.
         #expect(first.stop() == 0)
-        let journal = try Journal(path: first.directory + "/journal")
-        for index in 0..<100_000 {
-            _ = try journal.append(type: index % 2 == 0 ? "scan" : "verdict",
-                                   fields: [("source", "manual"), ("raw", .string("FOREIGN-outage-\(index / 2)")), ("code", "foreign")])
-        }
-        journal.close()
+        try journalForeignScans(50_000, tag: "outage", in: first.directory)
         let second = try StationDaemon(directory: first.directory)
         let idle = bridge.residentBytes
         try broker.start()
@@ -159,5 +159,16 @@ struct OutageTests {
         bridge.stop()
         second.stop()
         withExtendedLifetime(first) {}  // its folder holds the second daemon's journal
+    }
+}
+
+/// Appends `count` foreign scans, each a `scan` and its `verdict` as a manual `verify` journals them, to the journal
+/// in `directory` of a stopped daemon: `2 × count` events without a durable verify each.
+private func journalForeignScans(_ count: Int, tag: String, in directory: String) throws {
+    let journal = try Journal(path: directory + "/journal")
+    defer { journal.close() }
+    for index in 0..<2 * count {
+        _ = try journal.append(type: index % 2 == 0 ? "scan" : "verdict",
+                               fields: [("source", "manual"), ("raw", .string("FOREIGN-\(tag)-\(index / 2)")), ("code", "foreign")])
     }
 }

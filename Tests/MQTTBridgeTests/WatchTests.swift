@@ -60,7 +60,7 @@ struct WatchTests {
         try publisher.publish([("sealtrust/big/event/scan", Self.event(1))])
         try publisher.publish((3...1_602).map { ("sealtrust/big/event/scan", Self.event($0, padding)) })
         try waitUntil("the watch did not write past the gap: \(watch.log.suffix(500))", timeout: .seconds(60)) {
-            watch.seqs(of: "big").last == 1_602
+            watch.lastSeq(of: "big") == 1_602
         }
         let lines = watch.lines(of: "big")
         #expect(lines.count == 1_602)

@@ -24,7 +24,7 @@ public final class VirtualTag: Sendable {
     /// Reader 0 is "Virtual PCD 00 00", 1 is "Virtual PCD 00 01", of `PrivatePCSCD.shared()`. The tag starts out of the field.
     /// `stampPseudoAPDUs`: each `PSEUDO` line ends with ` at=NS`, the CLOCK_MONOTONIC nanoseconds of its arrival.
     public static func start(reader: Int = 0, chip: String = "authentic", mle: Int? = nil, mode: String = "good",
-                             counter: Int? = nil, presentGap: Double? = nil, stampPseudoAPDUs: Bool = false) throws -> VirtualTag {
+                             counter: Int? = nil, stampPseudoAPDUs: Bool = false) throws -> VirtualTag {
         guard PrivatePCSCD.readerNames.indices.contains(reader) else {
             throw HarnessError("vpcd has readers 0 and 1, not \(reader)")
         }
@@ -32,7 +32,8 @@ public final class VirtualTag: Sendable {
         var arguments = [vtagScript.path, "--port", String(pcscd.port(reader: reader)), "--chip", chip, "--mode", mode]
         if let mle { arguments += ["--mle", String(mle)] }
         if let counter { arguments += ["--counter", String(counter)] }
-        if let presentGap { arguments += ["--gap", String(presentGap)] }
+        // `remove` and `stop` return once pcscd saw the tag leave, so a `present` needs no gap of its own after them.
+        arguments += ["--gap", "0"]
         if stampPseudoAPDUs { arguments.append("--stamp-pseudo") }
         let tag = VirtualTag(reader: reader, process: try ChildProcess("/usr/bin/python3", arguments))
         do {
@@ -49,9 +50,11 @@ public final class VirtualTag: Sendable {
         try await command("present", until: { $0.hasPrefix("POWERED") }, refusedBy: { $0.hasPrefix("ERROR") || $0 == "PRESENTED already" })
     }
 
-    /// Takes the tag out of the field, if it is in (vtag keeps it out long enough for pcscd's poll to notice).
+    /// Takes the tag out of the field, if it is in, and returns once pcscd reports the reader empty (it polls every
+    /// 400 ms): the next `present` is a new tap.
     public func remove() async throws {
         try await command("remove", until: { $0.hasPrefix("REMOVED") })
+        PrivatePCSCD.waitUntilEmpty(readerName)
     }
 
     public func set(chip: String) async throws {
@@ -118,7 +121,7 @@ public final class VirtualTag: Sendable {
         }
     }
 
-    /// Ends the tag (taking it out of the field) and returns once pcscd has had time to see it gone,
+    /// Ends the tag (taking it out of the field) and returns once pcscd reports the reader empty,
     /// so that whatever runs next starts with an empty reader.
     public func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
@@ -126,7 +129,7 @@ public final class VirtualTag: Sendable {
         process.closeInput()
         process.waitForExit(timeout: .seconds(2))
         if transcript.contains("PRESENTED") {
-            usleep(useconds_t(Self.removalNoticed.wholeMicroseconds))
+            PrivatePCSCD.waitUntilEmpty(readerName)
         }
     }
 
