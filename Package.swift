@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The JSON parser and the QR decoder are optimised in debug builds too: the suite pushes hundreds of megabytes of
+/// JSON and thousands of photographs through them, which unoptimised code takes minutes over.
+let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "sealtrust-scand",
     products: [
@@ -15,7 +19,7 @@ let package = Package(
         // Thin typed calls over the system: errno as a value, Unix socket addresses, descriptors, named threads.
         .target(name: "POSIXSupport"),
         // The one JSON value type, its parser and its writer, for API bodies, events and commands alike.
-        .target(name: "JSONCore"),
+        .target(name: "JSONCore", swiftSettings: optimisedInDebug),
         // Protocol 1's words: typed events, commands and answers, and the one-line event formatter.
         // Lines for people: the one logger and the one escaper of outside text, for every program.
         .target(name: "Logging", dependencies: ["POSIXSupport"]),
@@ -48,7 +52,7 @@ let package = Package(
         ),
         // zxing-cpp (libzxing-dev) reads QR codes as cameras see them; C++ behind a few C functions, in this target alone.
         .target(name: "CZXing", linkerSettings: [.linkedLibrary("ZXing")]),
-        .target(name: "QRScanner", dependencies: ["CZBar", "CZXing", "POSIXSupport"]),
+        .target(name: "QRScanner", dependencies: ["CZBar", "CZXing", "POSIXSupport"], swiftSettings: optimisedInDebug),
 
         // Handheld scanners: keyboard-wedge (evdev) and USB-serial (CDC-ACM).
         // The evdev ioctls (variadic in C) in a C target of their own; no library to link.
