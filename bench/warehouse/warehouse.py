@@ -49,6 +49,18 @@ def wait_until(what, condition, timeout=60.0, step=0.02):
         time.sleep(step)
 
 
+def paced(rate, until, offset=0.0, catch_up=True):
+    """Yields at moments 1/RATE apart from now + OFFSET until UNTIL. With catch_up False, a step that overran its
+    period starts the next period when it ends (a tap cannot be hurried); else the moments stay on their grid."""
+    due = time.monotonic() + offset
+    while due < until:
+        pause = due - time.monotonic()
+        if pause > 0:
+            time.sleep(pause)
+        yield
+        due = due + 1 / rate if catch_up else max(due + 1 / rate, time.monotonic())
+
+
 def percentile(values, p):
     if not values:
         return float("nan")
@@ -160,18 +172,13 @@ class NFCLane:
         self.tag.stdin.flush()
 
     def run(self, rate, until, offset=0.0):
-        due = time.monotonic() + offset
-        while due < until:
-            pause = due - time.monotonic()
-            if pause > 0:
-                time.sleep(pause)
+        for _ in paced(rate, until, offset, catch_up=False):
             self.done.clear()
             self.count += 1
             self.presented_at = time.monotonic()
             self.command("present")
             self.done.wait(30)
             self.command("remove")
-            due = max(due + 1 / rate, time.monotonic())
 
     def stop(self):
         self.command("quit")
@@ -191,17 +198,12 @@ class SerialLane:
         self.count = 0  # lines written
 
     def run(self, rate, until, offset=0.0):
-        due = time.monotonic() + offset
-        while due < until:
-            pause = due - time.monotonic()
-            if pause > 0:
-                time.sleep(pause)
+        for _ in paced(rate, until, offset):
             self.counter += 1
             url = chips.sun_url(self.chip, self.counter)
             self.sent[url] = time.monotonic()
             self.count += 1
             os.write(self.master, url.encode() + b"\r")
-            due += 1 / rate
 
     def stop(self):
         pass
