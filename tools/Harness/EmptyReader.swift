@@ -1,5 +1,6 @@
 import CPCSCLite
 import Glibc
+import POSIXSupport
 
 extension PrivatePCSCD {
     /// Returns once this pcscd reports `reader` empty (it polls vpcd's readers every 400 ms), or after `timeout`; at
@@ -16,8 +17,7 @@ extension PrivatePCSCD {
         state.dwCurrentState = DWORD(SCARD_STATE_UNAWARE)
         let deadline = ContinuousClock.now + timeout
         while case let remaining = deadline - .now, remaining > .zero {
-            let milliseconds = DWORD(remaining.components.seconds * 1_000 + remaining.components.attoseconds / 1_000_000_000_000_000)
-            guard SCardGetStatusChange(context, milliseconds, &state, 1) == SCARD_S_SUCCESS else { return }
+            guard SCardGetStatusChange(context, DWORD(remaining.roundedUpMilliseconds), &state, 1) == SCARD_S_SUCCESS else { return }
             let done = DWORD(SCARD_STATE_EMPTY) | DWORD(SCARD_STATE_UNKNOWN) | DWORD(SCARD_STATE_IGNORE)
             if state.dwEventState & done != 0 { return }
             state.dwCurrentState = state.dwEventState & ~DWORD(SCARD_STATE_CHANGED)
