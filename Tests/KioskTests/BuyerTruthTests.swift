@@ -107,10 +107,18 @@ struct BuyerTruthTests {
         let first = try mintChipURL("spare-a", counter: 70)
         _ = try await verify(first, on: station, id: "first")
         try await rig.api.fault(path: "/scans/verify", count: 1, hold: true)
+        let verifiesBefore = try await rig.api.requests().filter { $0.path == "/scans/verify" }.count
         try station.send(ClientCommand(id: "slow", action: .verify(raw: try mintChipURL("authentic", counter: 70))))
         var slowScan: String?
         while slowScan == nil, let message = await station.next() {
             if message.type == .event(.scan), message.json["request_id"] == "slow" { slowScan = message.json["scan_id"]?.stringValue }
+        }
+        // The slow verify must be the one held: the copy is tapped only once the sandbox has it (a call starts on a
+        // thread of its own, so on a busy machine the copy's could otherwise arrive first and be held instead).
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try await rig.api.requests().filter({ $0.path == "/scans/verify" }).count == verifiesBefore {
+            try #require(ContinuousClock.now < deadline, "the slow verify never reached the sandbox")
+            try await Task.sleep(for: .milliseconds(10))
         }
         let (_, copy) = try await verify(first, on: station, id: "copy")
         #expect(copy["outcome"] == "replay")
